@@ -1,0 +1,266 @@
+"""The blueprint data model: what a parsed LeanArchitect file is made of.
+
+Offsets (``Span.start``/``Span.end``) index the decoded text (a Python ``str``, CRLF kept as is),
+so ``text[span.start:span.end]`` is the exact source. Positions are Lean-style: 1-based line,
+0-based column counted in code points.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+
+class DeclKind(str, Enum):
+    DEF = "def"
+    ABBREV = "abbrev"
+    STRUCTURE = "structure"
+    INDUCTIVE = "inductive"
+    CLASS = "class"
+    INSTANCE = "instance"
+    LEMMA = "lemma"
+    THEOREM = "theorem"
+    EXAMPLE = "example"
+    AXIOM = "axiom"
+    OPAQUE = "opaque"
+
+    @property
+    def is_definition(self) -> bool:
+        """Definitions are the library's meaning: their whole text is part of what statements say."""
+        return self in DEFINITION_KINDS
+
+    @property
+    def is_proof(self) -> bool:
+        return self in (DeclKind.LEMMA, DeclKind.THEOREM, DeclKind.EXAMPLE)
+
+
+DEFINITION_KINDS = frozenset(
+    {DeclKind.DEF, DeclKind.ABBREV, DeclKind.STRUCTURE, DeclKind.INDUCTIVE, DeclKind.CLASS,
+     DeclKind.INSTANCE, DeclKind.OPAQUE}
+)
+
+
+class BodyStatus(str, Enum):
+    """What the body text says on its own (not transitive; see ``dag`` for *proved*)."""
+
+    COMPLETE = "complete"  # a lemma/theorem body with no sorry/admit
+    DEFINITION = "definition"  # a definition-like declaration with no sorry/admit
+    SORRY = "sorry"
+    SORRY_USING = "sorry_using"
+    ADMIT = "admit"
+    NO_BODY = "no_body"  # `axiom`, bodiless `opaque`, or a declaration cut short
+
+    @property
+    def is_complete(self) -> bool:
+        return self in (BodyStatus.COMPLETE, BodyStatus.DEFINITION)
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    line: int  # 1-based
+    col: int  # 0-based, code points
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.col}"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int  # offset into the decoded text, inclusive
+    end: int  # exclusive
+
+    def slice(self, text: str) -> str:
+        return text[self.start:self.end]
+
+    def contains(self, offset: int) -> bool:
+        return self.start <= offset < self.end
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The `namespace`/`section`/`open`/`variable`/`universe` context in force at a declaration.
+
+    Each entry is the normalised text of the command that introduced it, outermost first;
+    ``opens`` holds the opened namespaces (for name resolution).
+    """
+
+    namespaces: tuple[str, ...] = ()
+    opens: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()  # every scope command in force, normalised, in order
+
+    @property
+    def namespace(self) -> str:
+        return ".".join(self.namespaces)
+
+
+@dataclass(slots=True)
+class BlueprintAttr:
+    """The parsed `@[blueprint "label" (field := value) …]` attribute."""
+
+    label: str
+    statement: str | None = None
+    proof: str | None = None
+    title: str | None = None
+    uses: list[str] = field(default_factory=list)
+    proof_uses: list[str] = field(default_factory=list)
+    latex_env: str | None = None
+    latex_label: str | None = None
+    not_ready: bool | None = None
+    has_proof: bool | None = None
+    discussion: str | None = None
+    span: Span = Span(0, 0)  # the whole `@[ … ]` that contains it
+    fields: dict[str, str] = field(default_factory=dict)  # raw text of every field, by name
+
+
+@dataclass(slots=True)
+class Decl:
+    """One top-level declaration, annotated (a blueprint node) or not (context)."""
+
+    kind: DeclKind
+    name: str | None  # full Lean name, namespace applied; None for `example`/anonymous instances
+    short_name: str | None  # as written after the keyword
+    modifiers: tuple[str, ...]
+    attributes: tuple[str, ...]  # raw text of each attribute entry other than `blueprint`
+    blueprint: BlueprintAttr | None
+    scope: Scope
+    span: Span  # doc comment + attributes + modifiers + declaration, up to the end of the body
+    head_span: Span  # from the keyword up to the end of the declaration
+    signature_span: Span  # after the name, up to (not including) `:=` / `where` / first `|` arm
+    body_span: Span  # after `:=` (or from `where` / first `|`), trailing whitespace excluded
+    body_sep: str  # ":=", "where", "|" or "" (no body)
+    status: BodyStatus
+    sorry_using: list[str]
+    pos: Pos  # position of the keyword
+    name_pos: Pos  # position of the name (where Lean reports `declaration uses sorry`)
+    end_pos: Pos
+    doc: str | None = None  # a `/-- … -/` doc comment before the declaration
+
+    @property
+    def label(self) -> str | None:
+        return self.blueprint.label if self.blueprint else None
+
+    @property
+    def key(self) -> str:
+        """Graph vertex id: the blueprint label, else the Lean name (context declarations)."""
+        if self.blueprint:
+            return self.blueprint.label
+        return self.name or f"<{self.kind.value}@{self.pos}>"
+
+    @property
+    def is_node(self) -> bool:
+        return self.blueprint is not None
+
+
+class CommandKind(str, Enum):
+    IMPORT = "import"
+    DECL = "decl"
+    NAMESPACE = "namespace"
+    SECTION = "section"
+    END = "end"
+    OPEN = "open"
+    VARIABLE = "variable"
+    UNIVERSE = "universe"
+    SET_OPTION = "set_option"
+    ATTRIBUTE = "attribute"
+    MODULE_DOC = "module_doc"
+    OTHER = "other"  # #check, macro, notation, … — kept verbatim for the gate
+
+
+@dataclass(slots=True)
+class Command:
+    kind: CommandKind
+    keyword: str  # the leading keyword as written (`namespace`, `#eval`, `macro`, `decl` …)
+    span: Span
+    pos: Pos
+    decl: Decl | None = None
+
+
+@dataclass(slots=True)
+class Finding:
+    """A problem in a blueprint that does not stop parsing (duplicate label, dangling ref …)."""
+
+    code: str  # e.g. "duplicate-label", "dangling-cref", "cycle"
+    message: str
+    path: str
+    pos: Pos
+    label: str | None = None
+
+    def line(self) -> str:
+        return f"{self.path}:{self.pos.line}:{self.pos.col}: {self.message}"
+
+
+@dataclass(slots=True)
+class Blueprint:
+    path: Path | None
+    text: str
+    bom: bool  # the file started with a UTF-8 byte-order mark (kept on write)
+    commands: list[Command]
+    decls: list[Decl]
+    header_span: Span  # leading imports / options / module doc before the first other command
+    findings: list[Finding] = field(default_factory=list)
+    _line_starts: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def nodes(self) -> list[Decl]:
+        """The annotated declarations, in file order."""
+        return [d for d in self.decls if d.blueprint is not None]
+
+    def node(self, label: str) -> Decl:
+        for d in self.decls:
+            if d.blueprint is not None and d.blueprint.label == label:
+                return d
+        raise KeyError(label)
+
+    def by_name(self, name: str) -> Decl | None:
+        for d in self.decls:
+            if d.name == name:
+                return d
+        return None
+
+    def by_key(self, key: str) -> Decl:
+        for d in self.decls:
+            if d.key == key:
+                return d
+        raise KeyError(key)
+
+    @property
+    def display_path(self) -> str:
+        return str(self.path) if self.path is not None else "<input>"
+
+    def pos_of(self, offset: int) -> Pos:
+        """Lean-style position (1-based line, 0-based column) of a text offset."""
+        if self._line_starts is None:
+            self._line_starts = line_starts(self.text)
+        return pos_from_starts(self._line_starts, offset)
+
+    def offset_of(self, pos: Pos) -> int:
+        """Text offset of a Lean-style position (inverse of :meth:`pos_of`)."""
+        if self._line_starts is None:
+            self._line_starts = line_starts(self.text)
+        return self._line_starts[pos.line - 1] + pos.col
+
+
+def line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts
+
+
+def pos_from_starts(starts: list[int], offset: int) -> Pos:
+    line = bisect_right(starts, offset)
+    return Pos(line, offset - starts[line - 1])
+
+
+def offset_to_pos(text: str, offset: int) -> Pos:
+    line = text.count("\n", 0, offset) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    return Pos(line, offset - start)
