@@ -204,6 +204,14 @@ class Blueprint:
     header_span: Span  # leading imports / options / module doc before the first other command
     findings: list[Finding] = field(default_factory=list)
     _line_starts: list[int] | None = field(default=None, repr=False)
+    masked: str = field(default="", repr=False)  # text with comments/literals blanked
+
+    def masked_text(self) -> str:
+        if not self.masked:
+            from harness.blueprint.lexer import mask
+
+            self.masked = mask(self.text, self.path)
+        return self.masked
 
     @property
     def nodes(self) -> list[Decl]:

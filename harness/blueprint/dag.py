@@ -1,0 +1,149 @@
+"""The proof DAG: what is proved, what is ready to work on, and in which order.
+
+Vertices are all declarations (``Decl.key``: the label of a node, the Lean name of context).
+An edge ``a -> b`` means *b rests on a*; its ``kinds`` attribute says whether a is used by b's
+statement, its proof, or both.
+
+- *proved*: the body is complete and everything it rests on is proved (transitively; a node on a
+  cycle is never proved).
+- *dynamic leaf*: an unproved node with an incomplete body whose dependencies are all proved —
+  the work that can start now.
+- *priority*: the length of the longest chain of unproved work from the node to a target,
+  counting nodes whose body still needs a proof (critical-path scheduling).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from harness.blueprint.deps import DeclDeps, collect
+from harness.blueprint.model import Blueprint, Decl, Finding
+
+
+@dataclass(slots=True)
+class Analysis:
+    blueprint: Blueprint
+    graph: nx.DiGraph
+    deps: dict[str, DeclDeps]
+    proved: set[str]
+    leaves: list[str]  # highest priority first, then file order
+    priority: dict[str, int]
+    layers: list[list[str]]
+    targets: list[str]
+    critical_path: list[str]
+    cycles: list[list[str]]
+    findings: list[Finding] = field(default_factory=list)
+    leaf_set: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.leaf_set = set(self.leaves)
+
+    def decl(self, key: str) -> Decl:
+        return self.graph.nodes[key]["decl"]
+
+    def state(self, key: str) -> str:
+        """proved | ready (a dynamic leaf) | waiting (complete body, unproved deps) | open"""
+        if key in self.proved:
+            return "proved"
+        if key in self.leaf_set:
+            return "ready"
+        if self.decl(key).status.is_complete:
+            return "waiting"
+        return "open"
+
+
+def analyse(bp: Blueprint) -> Analysis:
+    deps, dep_findings = collect(bp, bp.masked_text())
+    g = nx.DiGraph()
+    order: dict[str, int] = {}
+    for i, d in enumerate(bp.decls):
+        if d.key in g:  # duplicate name/label: reported by the parser; keep the first
+            continue
+        g.add_node(d.key, decl=d)
+        order[d.key] = i
+    for key, dd in deps.items():
+        if key not in g:
+            continue
+        for src in dd.statement | dd.proof:
+            if src not in g or src == key:
+                continue
+            kinds = set()
+            if src in dd.statement:
+                kinds.add("statement")
+            if src in dd.proof:
+                kinds.add("proof")
+            g.add_edge(src, key, kinds=frozenset(kinds))
+
+    findings = list(bp.findings) + dep_findings
+    cond = nx.condensation(g)
+    members: dict[int, list[str]] = {c: sorted(cond.nodes[c]["members"], key=order.__getitem__)
+                                     for c in cond.nodes}
+    cycles: list[list[str]] = []
+    on_cycle: set[str] = set()
+    for c, keys in members.items():
+        if len(keys) > 1:
+            cyc = [u for u, _ in nx.find_cycle(g.subgraph(keys))]
+            cycles.append(cyc)
+            on_cycle.update(keys)
+    for cyc in sorted(cycles, key=lambda c: order[c[0]]):
+        d0: Decl = g.nodes[cyc[0]]["decl"]
+        path_text = " -> ".join(cyc + [cyc[0]])
+        findings.append(Finding("cycle", f"dependency cycle: {path_text}", bp.display_path,
+                                d0.pos, d0.label))
+
+    topo = list(nx.topological_sort(cond))
+    proved: set[str] = set()
+    for c in topo:
+        for key in members[c]:
+            d: Decl = g.nodes[key]["decl"]
+            if (key not in on_cycle and d.status.is_complete
+                    and all(p in proved for p in g.predecessors(key))):
+                proved.add(key)
+
+    priority: dict[str, int] = {}
+    for c in reversed(topo):
+        best = 0
+        for s in cond.successors(c):
+            best = max(best, priority[members[s][0]])
+        for key in members[c]:
+            if key in proved:
+                priority[key] = 0
+                continue
+            work = 0 if g.nodes[key]["decl"].status.is_complete else 1
+            priority[key] = best + work
+        if any(k not in proved for k in members[c]):
+            top = max(priority[k] for k in members[c])
+            for key in members[c]:
+                if key not in proved:
+                    priority[key] = top
+
+    leaves = [k for k in g.nodes
+              if k not in proved and k not in on_cycle
+              and not g.nodes[k]["decl"].status.is_complete
+              and all(p in proved for p in g.predecessors(k))]
+    leaves.sort(key=lambda k: (-priority[k], order[k]))
+
+    layers = [sorted((k for c in gen for k in members[c]), key=order.__getitem__)
+              for gen in nx.topological_generations(cond)]
+    targets = [k for k in sorted(g.nodes, key=order.__getitem__) if g.out_degree(k) == 0
+               and g.nodes[k]["decl"].is_node]
+    critical = _critical_path(g, leaves, priority, proved, order)
+    return Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
+                    findings)
+
+
+def _critical_path(g: nx.DiGraph, leaves: list[str], priority: dict[str, int],
+                   proved: set[str], order: dict[str, int]) -> list[str]:
+    if not leaves:
+        return []
+    path = [leaves[0]]
+    seen = {leaves[0]}
+    while True:
+        nxt = [s for s in g.successors(path[-1]) if s not in proved and s not in seen]
+        if not nxt:
+            return path
+        best = max(nxt, key=lambda s: (priority[s], -order[s]))
+        path.append(best)
+        seen.add(best)

@@ -1,0 +1,151 @@
+"""Dependencies of each declaration, without Lean.
+
+Statement-deps come from the signature (names), the informal statement (`\\cref`/`\\Cref`/`\\ref`)
+and `uses`; proof-deps from the body (names), the informal proof, `proofUses` and `sorry_using`.
+Names resolve the way Lean does for the common cases: the current namespace and its parents, the
+declaration's own namespace prefix, `open`ed namespaces, and `_root_`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from harness.blueprint.lexer import IDENT, strip_guillemets
+from harness.blueprint.model import Blueprint, Decl, Finding
+
+_CREF = re.compile(r"\\(?:[cC]ref|ref|uses)\{([^}]*)\}")
+
+
+@dataclass(slots=True)
+class DeclDeps:
+    statement: set[str] = field(default_factory=set)  # keys of declarations
+    proof: set[str] = field(default_factory=set)
+
+
+def cref_labels(prose: str | None) -> list[str]:
+    if not prose:
+        return []
+    out: list[str] = []
+    for m in _CREF.finditer(prose):
+        out.extend(x.strip() for x in m.group(1).split(",") if x.strip())
+    return out
+
+
+class Resolver:
+    """Maps written names to declaration keys, with Lean's namespace rules."""
+
+    def __init__(self, bp: Blueprint) -> None:
+        self.by_name: dict[str, Decl] = {}
+        self.by_label: dict[str, Decl] = {}
+        for d in bp.decls:
+            if d.name is not None:
+                self.by_name.setdefault(d.name, d)
+            if d.blueprint is not None:
+                self.by_label.setdefault(d.blueprint.label, d)
+        # last atoms, so a token that cannot be ours is rejected with one dict lookup
+        self.tails = {n.rsplit(".", 1)[-1] for n in self.by_name}
+
+    def resolve(self, written: str, d: Decl) -> Decl | None:
+        name = strip_guillemets(written)
+        if name.startswith("_root_."):
+            return self.by_name.get(name[len("_root_."):])
+        if name.rsplit(".", 1)[-1] not in self.tails:
+            # `h.trans`-style projections of locals or Mathlib names: try the prefix only
+            return None
+        prefixes = self._prefixes(d)
+        for p in prefixes:
+            hit = self.by_name.get(f"{p}.{name}" if p else name)
+            if hit is not None:
+                return hit
+        for o in d.scope.opens:
+            hit = self.by_name.get(f"{o}.{name}")
+            if hit is not None:
+                return hit
+        return None
+
+    @staticmethod
+    def _prefixes(d: Decl) -> list[str]:
+        ns = list(d.scope.namespaces)
+        out = [".".join(ns[:i]) for i in range(len(ns), -1, -1)]
+        if d.name and "." in d.name:  # `theorem Foo.bar` opens `Foo` for its own body
+            own = d.name.rsplit(".", 1)[0]
+            if own not in out:
+                out.insert(0, own)
+        return out
+
+
+def names_in(masked: str, start: int, end: int) -> list[str]:
+    """Identifier tokens in a masked range (field accesses like `.foo` are skipped)."""
+    out = []
+    for m in IDENT.finditer(masked, start, end):
+        s = m.start()
+        if s > 0 and masked[s - 1] in ".'":
+            continue
+        out.append(m.group(0))
+    return out
+
+
+def collect(bp: Blueprint, masked: str) -> tuple[dict[str, DeclDeps], list[Finding]]:
+    """Dependencies of every declaration (keyed by ``Decl.key``) and dangling-reference findings."""
+    r = Resolver(bp)
+    deps: dict[str, DeclDeps] = {}
+    findings: list[Finding] = []
+    path = bp.display_path
+
+    def add_names(d: Decl, target: set[str], tokens: list[str]) -> None:
+        for tok in tokens:
+            hit = r.resolve(tok, d)
+            if hit is not None and hit is not d:
+                target.add(hit.key)
+
+    for d in bp.decls:
+        dd = DeclDeps()
+        add_names(d, dd.statement, names_in(masked, d.signature_span.start, d.signature_span.end))
+        add_names(d, dd.proof, names_in(masked, d.body_span.start, d.body_span.end))
+        for name in d.sorry_using:
+            hit = r.resolve(name, d)
+            if hit is None:
+                findings.append(Finding("dangling-name", f"`sorry_using` names `{name}`, which is "
+                                        "not declared in this file", path,
+                                        bp.pos_of(d.body_span.start), d.label))
+            elif hit is not d:
+                dd.proof.add(hit.key)
+        bpa = d.blueprint
+        if bpa is not None:
+            for where, prose, target in (("statement", bpa.statement, dd.statement),
+                                         ("proof", bpa.proof, dd.proof),
+                                         ("title", bpa.title, dd.statement)):
+                for label in cref_labels(prose):
+                    hit = r.by_label.get(label)
+                    if hit is None:
+                        findings.append(Finding(
+                            "dangling-cref", f"\\cref{{{label}}} in the {where} of "
+                            f"`{bpa.label}` names no node", path, bp.pos_of(bpa.span.start),
+                            bpa.label))
+                    elif hit is not d:
+                        target.add(hit.key)
+            for items, target, fname in ((bpa.uses, dd.statement, "uses"),
+                                         (bpa.proof_uses, dd.proof, "proofUses")):
+                for item in items:
+                    if item.startswith("-"):
+                        continue
+                    hit = (r.by_label.get(item[len("label:"):]) if item.startswith("label:")
+                           else r.resolve(item, d))
+                    if hit is None:
+                        shown = item.removeprefix("label:")
+                        findings.append(Finding(
+                            "dangling-use", f"`{fname}` of `{bpa.label}` names `{shown}`, which "
+                            "is not in this file", path, bp.pos_of(bpa.span.start), bpa.label))
+                    elif hit is not d:
+                        target.add(hit.key)
+            for items, target in ((bpa.uses, dd.statement), (bpa.proof_uses, dd.proof)):
+                for item in items:  # `-x` excludes an inferred dependency
+                    if item.startswith("-"):
+                        body = item[1:]
+                        hit = (r.by_label.get(body[len("label:"):]) if body.startswith("label:")
+                               else r.resolve(body, d))
+                        if hit is not None:
+                            target.discard(hit.key)
+        deps[d.key] = dd
+    return deps, findings

@@ -1,0 +1,504 @@
+"""Parse a Lean file with LeanArchitect `@[blueprint …]` annotations into a :class:`Blueprint`.
+
+The parser is structural, not an elaborator: it splits the file into top-level commands (a command
+starts at column 0 with a command keyword, an attribute, a modifier or a doc comment — Lean code
+indents everything else), tracks `namespace`/`section`/`open`/`variable`/`universe` scopes, and reads
+each declaration's attribute, signature and body. All scanning is done on the masked text
+(comments and literals blanked), so nothing inside a comment or a string is ever taken for code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from harness.blueprint import attrs as attr_parse
+from harness.blueprint.lexer import IDENT, Region, mask_regions, regions, strip_guillemets
+from harness.blueprint.model import (
+    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Finding, Scope, Span,
+    line_starts, pos_from_starts,
+)
+from harness.errors import InputError
+
+DECL_KEYWORDS = {k.value for k in DeclKind}
+MODIFIERS = {"private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "scoped",
+             "local"}
+OTHER_COMMANDS = {
+    "import", "namespace", "section", "end", "open", "variable", "variables", "universe",
+    "universes", "set_option", "attribute", "export", "mutual", "macro", "macro_rules", "syntax",
+    "elab", "elab_rules", "notation", "notation3", "infix", "infixl", "infixr", "prefix",
+    "postfix", "declare_syntax_cat", "run_cmd", "run_tac", "run_elab", "initialize",
+    "builtin_initialize", "include", "omit", "add_decl_doc", "assert_not_exists",
+    "suppress_compilation", "alias", "irreducible_def", "unseal", "seal", "register_option",
+    "register_simp_attr", "compile_inductive", "library_note", "proof_wanted", "deriving",
+    "simproc", "dsimproc", "builtin_simproc", "binder_predicate", "unif_hint", "grind_pattern",
+}
+START_WORDS = DECL_KEYWORDS | MODIFIERS | OTHER_COMMANDS
+KIND_OF = {
+    "import": CommandKind.IMPORT, "namespace": CommandKind.NAMESPACE,
+    "section": CommandKind.SECTION, "end": CommandKind.END, "open": CommandKind.OPEN,
+    "variable": CommandKind.VARIABLE, "variables": CommandKind.VARIABLE,
+    "universe": CommandKind.UNIVERSE, "universes": CommandKind.UNIVERSE,
+    "set_option": CommandKind.SET_OPTION, "attribute": CommandKind.ATTRIBUTE,
+}
+
+_LINE_START = re.compile(r"^(@\[|#[A-Za-z_]+|[A-Za-z_][A-Za-z_0-9]*)", re.M)
+_WS = re.compile(r"\s*")
+_WORD = re.compile(r"[A-Za-z_#][A-Za-z_0-9]*")
+_IN_PREFIX = re.compile(r"[^\n]*?\sin(?=\s|$)")
+_SEPARATOR = re.compile(r"[()\[\]{}⟨⟩⦃⦄]|:=|(?<![\w.'])where(?![\w'!?])|\|")
+_BODY_MARK = re.compile(r"(?<![\w.'!?])(sorry_using|sorry|admit)(?![\w'!?])")
+_OPENERS = "([{⟨⦃"
+_CLOSERS = ")]}⟩⦄"
+_SPACES = re.compile(r"\s+")
+
+MAX_FILE_BYTES = int(os.environ.get("HARNESS_MAX_FILE_MB", "64")) * 1024 * 1024
+
+
+def parse_file(path: str | Path) -> Blueprint:
+    """Read and parse a blueprint file. Every problem with the input raises :class:`InputError`."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise InputError(p, 1, 0, "no such file") from None
+    except OSError as err:
+        raise InputError(p, 1, 0, f"cannot read: {err.strerror or err}") from None
+    if p.is_dir():
+        raise InputError(p, 1, 0, "is a directory, not a Lean file")
+    if size > MAX_FILE_BYTES:
+        raise InputError(p, 1, 0, f"file is {size / 2**20:.1f} MiB, over the "
+                         f"{MAX_FILE_BYTES // 2**20} MiB limit (HARNESS_MAX_FILE_MB)")
+    try:
+        data = p.read_bytes()
+    except OSError as err:
+        raise InputError(p, 1, 0, f"cannot read: {err.strerror or err}") from None
+    text, bom = decode(data, p)
+    return parse_text(text, p, bom=bom)
+
+
+def decode(data: bytes, path: object = None) -> tuple[str, bool]:
+    """UTF-8 text (line endings untouched) and whether a BOM was present."""
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if bom:
+        data = data[3:]
+    nul = data.find(b"\x00")
+    if nul != -1:
+        line = data.count(b"\n", 0, nul) + 1
+        col = nul - (data.rfind(b"\n", 0, nul) + 1)
+        raise InputError(path, line, col, "binary data (NUL byte): not a Lean source file")
+    try:
+        return data.decode("utf-8"), bom
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        prefix = data[data.rfind(b"\n", 0, err.start) + 1:err.start]
+        col = len(prefix.decode("utf-8", errors="replace"))
+        raise InputError(path, line, col,
+                         f"not UTF-8 (invalid byte 0x{data[err.start]:02x})") from None
+
+
+def parse_text(text: str, path: str | Path | None = None, *, bom: bool = False) -> Blueprint:
+    return _Parser(text, Path(path) if path is not None else None, bom).run()
+
+
+class _Frame:
+    __slots__ = ("kind", "names", "opens", "commands")
+
+    def __init__(self, kind: str, names: list[str]) -> None:
+        self.kind = kind
+        self.names = names
+        self.opens: list[str] = []
+        self.commands: list[str] = []
+
+
+class _Parser:
+    def __init__(self, text: str, path: Path | None, bom: bool) -> None:
+        self.text = text
+        self.path = path
+        self.bom = bom
+        self.regs: list[Region] = regions(text, path)
+        self.masked = mask_regions(text, self.regs)
+        self.starts = line_starts(text)
+        self.doc_at = {r.start: r for r in self.regs if r.kind in ("doc_comment", "module_doc")}
+        self.comments = [r for r in self.regs if r.kind.endswith("comment") or r.kind == "module_doc"]
+        self.findings: list[Finding] = []
+        self.frames: list[_Frame] = [_Frame("file", [])]
+
+    # -- helpers ---------------------------------------------------------------------------
+    def pos(self, offset: int):
+        return pos_from_starts(self.starts, offset)
+
+    def error(self, offset: int, message: str) -> InputError:
+        p = self.pos(offset)
+        return InputError(self.path, p.line, p.col, message)
+
+    def finding(self, code: str, offset: int, message: str, label: str | None = None) -> None:
+        self.findings.append(Finding(code, message, self._display, self.pos(offset), label))
+
+    @property
+    def _display(self) -> str:
+        return str(self.path) if self.path is not None else "<input>"
+
+    def skip_ws(self, i: int, end: int) -> int:
+        return min(_WS.match(self.masked, i).end(), end)
+
+    def skip_ws_text(self, i: int, end: int) -> int:
+        """Like :meth:`skip_ws` but on the real text (does not jump over comments/literals)."""
+        return min(_WS.match(self.text, i).end(), end)
+
+    def trim_end_text(self, start: int, end: int) -> int:
+        t = self.text
+        while end > start and t[end - 1].isspace():
+            end -= 1
+        return end
+
+    def match_bracket(self, i: int, what: str) -> int:
+        """Offset just past the bracket closing the one at ``i`` (on the masked text)."""
+        depth = 0
+        m = self.masked
+        pattern = re.compile(r"[\[\]()]")
+        for mm in pattern.finditer(m, i):
+            ch = mm.group(0)
+            if ch in "[(":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    return mm.end()
+        raise self.error(i, f"unterminated {what}")
+
+    def trim_end(self, start: int, end: int) -> int:
+        m = self.masked
+        while end > start and m[end - 1].isspace():
+            end -= 1
+        return end
+
+    def clean(self, start: int, end: int) -> str:
+        """Source text of a range with comments removed and whitespace collapsed."""
+        parts, last = [], start
+        for r in self.comments:
+            if r.end <= start or r.start >= end:
+                continue
+            parts.append(self.text[last:max(r.start, start)])
+            last = min(r.end, end)
+        parts.append(self.text[last:end])
+        return _SPACES.sub(" ", " ".join(parts)).strip()
+
+    # -- top level -------------------------------------------------------------------------
+    def run(self) -> Blueprint:
+        segments = self.segments()
+        commands: list[Command] = []
+        decls: list[Decl] = []
+        pending: int | None = None
+        for seg_start, seg_end in segments:
+            start = seg_start if pending is None else pending
+            head = self.head(start, seg_end)
+            if head is None:
+                pending = start
+                continue
+            pending = None
+            cmd = self.command(start, seg_end, head)
+            commands.append(cmd)
+            if cmd.decl is not None:
+                decls.append(cmd.decl)
+        if pending is not None:
+            raise self.error(pending, "attribute, modifier or doc comment not followed by a "
+                             "declaration")
+        for frame in self.frames[1:]:
+            self.finding("unclosed-scope", len(self.text),
+                         f"{frame.kind} {'.'.join(frame.names)} is never closed with `end`")
+        header_end = 0
+        for c in commands:
+            if c.kind in (CommandKind.IMPORT, CommandKind.MODULE_DOC, CommandKind.SET_OPTION):
+                header_end = c.span.end
+            else:
+                break
+        self.check_labels(decls)
+        return Blueprint(self.path, self.text, self.bom, commands, decls, Span(0, header_end),
+                         self.findings, self.starts, self.masked)
+
+    def segments(self) -> list[tuple[int, int]]:
+        """Split points: column-0 command words, attributes, doc comments and module docs."""
+        cuts: list[int] = []
+        skip_until = -1
+        m = self.masked
+        doc_starts = sorted(s for s in self.doc_at if s == 0 or self.text[s - 1] == "\n")
+        di = 0
+        for mm in _LINE_START.finditer(m):
+            s = mm.start()
+            while di < len(doc_starts) and doc_starts[di] < s:
+                if doc_starts[di] >= skip_until:
+                    cuts.append(doc_starts[di])
+                di += 1
+            if s < skip_until:
+                continue
+            word = mm.group(1)
+            if word == "@[":
+                cuts.append(s)
+                skip_until = self.match_bracket(s + 1, "attribute `@[`")
+            elif word.startswith("#") or word in START_WORDS:
+                if word == "deriving" and not m.startswith("instance", self.skip_ws(mm.end(), len(m))):
+                    continue
+                cuts.append(s)
+        while di < len(doc_starts):
+            if doc_starts[di] >= skip_until:
+                cuts.append(doc_starts[di])
+            di += 1
+        cuts.sort()
+        bounds = cuts + [len(self.text)]
+        segs = [(bounds[i], bounds[i + 1]) for i in range(len(cuts))]
+        if cuts and m[:cuts[0]].strip():
+            raise self.error(self.skip_ws(0, cuts[0]), "unexpected text before the first command")
+        return segs
+
+    def head(self, start: int, end: int) -> dict | None:
+        """Walk the prefix (doc comment, attributes, modifiers, `open … in`) to the keyword."""
+        m = self.masked
+        i = self.skip_ws(start, end)
+        doc: Region | None = None
+        attrs: list[tuple[int, int]] = []
+        mods: list[str] = []
+        scope_prefix: list[tuple[int, int]] = []
+        while i < end:
+            r = self.doc_at.get(i)
+            if r is not None:
+                if r.kind == "module_doc":
+                    return {"keyword": "/-!", "at": i, "doc": None, "attrs": [], "mods": [],
+                            "prefix": []}
+                doc = r
+                i = self.skip_ws(r.end, end)
+                continue
+            if m.startswith("@[", i):
+                j = self.match_bracket(i + 1, "attribute `@[`")
+                attrs.append((i, j))
+                i = self.skip_ws(j, end)
+                continue
+            w = _WORD.match(m, i)
+            if w is None:
+                raise self.error(i, f"unexpected `{self.text[i]}` at the start of a command")
+            word = w.group(0)
+            if word in MODIFIERS:
+                mods.append(word)
+                i = self.skip_ws(w.end(), end)
+                continue
+            if word in ("open", "set_option"):
+                pm = _IN_PREFIX.match(m, w.end())
+                if pm is not None and pm.end() <= end:
+                    scope_prefix.append((i, pm.end()))
+                    i = self.skip_ws(pm.end(), end)
+                    continue
+            return {"keyword": word, "at": i, "doc": doc, "attrs": attrs, "mods": mods,
+                    "prefix": scope_prefix}
+        return None
+
+    def command(self, start: int, end: int, head: dict) -> Command:
+        kw = head["keyword"]
+        at = head["at"]
+        span_end = self.trim_end(start, end)
+        span = Span(start, span_end)
+        pos = self.pos(at)
+        if kw == "/-!":
+            return Command(CommandKind.MODULE_DOC, kw, span, pos)
+        if kw == "class" and self.masked.startswith("inductive", self.skip_ws(at + 5, end)):
+            kw_end = self.skip_ws(at + 5, end) + len("inductive")
+            return self.decl(span, head, DeclKind.INDUCTIVE, kw_end)
+        if kw in DECL_KEYWORDS:
+            return self.decl(span, head, DeclKind(kw), at + len(kw))
+        if kw == "section" or kw == "namespace":
+            self.open_frame(kw, at, span_end)
+        elif kw == "mutual":
+            self.frames.append(_Frame("mutual", []))
+        elif kw == "end":
+            self.close_frame(at, span_end)
+        elif kw in ("open", "variable", "variables", "universe", "universes", "set_option"):
+            self.record_scope(kw, at, span_end)
+        kind = KIND_OF.get(kw, CommandKind.OTHER)
+        return Command(kind, kw, span, pos)
+
+    # -- scopes ----------------------------------------------------------------------------
+    def open_frame(self, kw: str, at: int, end: int) -> None:
+        rest = self.clean(at + len(kw), end)
+        names = strip_guillemets(rest).split(".") if rest else []
+        frame = _Frame(kw, names if kw == "namespace" else ([rest] if rest else []))
+        frame.commands.append(f"{kw} {rest}".strip())
+        self.frames.append(frame)
+
+    def close_frame(self, at: int, end: int) -> None:
+        name = strip_guillemets(self.clean(at + 3, end))
+        written = f"`end {name}`" if name else "`end`"
+        if len(self.frames) == 1:
+            self.finding("unbalanced-end", at, f"{written} closes no namespace or section")
+            return
+        frame = self.frames.pop()
+        expected = ".".join(frame.names)
+        if frame.kind != "mutual" and name != expected:
+            self.finding("unbalanced-end", at,
+                         f"{written} closes {frame.kind} `{expected or '(anonymous)'}`")
+
+    def record_scope(self, kw: str, at: int, end: int) -> None:
+        text = self.clean(at, end)
+        frame = self.frames[-1]
+        frame.commands.append(text)
+        if kw == "open":
+            frame.opens.extend(_opened(text))
+
+    def scope_for(self, prefix: list[tuple[int, int]]) -> Scope:
+        namespaces: list[str] = []
+        opens: list[str] = []
+        cmds: list[str] = []
+        for f in self.frames:
+            if f.kind == "namespace":
+                namespaces.extend(f.names)
+            opens.extend(f.opens)
+            cmds.extend(f.commands)
+        for s, e in prefix:
+            text = self.clean(s, e)
+            cmds.append(text)
+            if text.startswith("open"):
+                opens.extend(_opened(text[: -len("in")]))
+        return Scope(tuple(namespaces), tuple(opens), tuple(cmds))
+
+    # -- declarations ----------------------------------------------------------------------
+    def decl(self, span: Span, head: dict, kind: DeclKind, kw_end: int) -> Command:
+        m = self.masked
+        end = span.end
+        i = self.skip_ws(kw_end, end)
+        if kind == DeclKind.INSTANCE and m.startswith("(", i):  # `instance (priority := …)`
+            i = self.skip_ws(self.match_bracket(i, "instance priority"), end)
+        short: str | None = None
+        name_at = head["at"]
+        if kind != DeclKind.EXAMPLE:
+            nm = IDENT.match(self.text, i)
+            if nm is not None and nm.end() <= end and m[nm.start()] != " ":
+                short = nm.group(0)
+                name_at = i
+                i = nm.end()
+        scope = self.scope_for(head["prefix"])
+        full = None
+        if short is not None:
+            plain = strip_guillemets(short)
+            if plain.startswith("_root_."):
+                full = plain[len("_root_."):]
+            else:
+                full = ".".join([*scope.namespaces, plain]) if scope.namespaces else plain
+        sig_start = i
+        sep, sep_at, body_start = self.separator(kind, sig_start, end)
+        sig_end = self.trim_end(sig_start, sep_at) if sep else end
+        body_span = Span(body_start, end) if sep else Span(end, end)
+        status, sorry_using = self.body_status(kind, body_span)
+        attrs_raw: list[str] = []
+        blueprint = None
+        for a_start, a_end in head["attrs"]:
+            for e_start, e_end in attr_parse.split_entries(self.masked, a_start + 2, a_end - 1, self.text):
+                e_start = self.skip_ws(e_start, e_end)  # a comment before the entry
+                entry = self.masked[e_start:e_end]
+                if re.match(r"blueprint\??(?![\w'])", entry):
+                    if blueprint is not None:
+                        self.finding("duplicate-attribute", e_start,
+                                     "more than one `blueprint` attribute on a declaration")
+                        continue
+                    blueprint = attr_parse.parse_blueprint(self, e_start, e_end, Span(a_start, a_end))
+                else:
+                    attrs_raw.append(_SPACES.sub(" ", self.text[e_start:e_end]).strip())
+        if blueprint is not None and not blueprint.label:
+            blueprint.label = full or f"{kind.value}@{self.pos(head['at'])}"
+        doc_r: Region | None = head["doc"]
+        decl = Decl(
+            kind=kind, name=full, short_name=short, modifiers=tuple(head["mods"]),
+            attributes=tuple(attrs_raw), blueprint=blueprint, scope=scope, span=span,
+            head_span=Span(head["at"], end), signature_span=Span(sig_start, sig_end),
+            body_span=body_span, body_sep=sep, status=status, sorry_using=sorry_using,
+            pos=self.pos(head["at"]), name_pos=self.pos(name_at), end_pos=self.pos(end),
+            doc=self.text[doc_r.start + 3:doc_r.end - 2].strip() if doc_r else None,
+        )
+        return Command(CommandKind.DECL, kind.value, span, decl.pos, decl)
+
+    def separator(self, kind: DeclKind, start: int, end: int) -> tuple[str, int, int]:
+        """Find `:=`, `where` or the first `|` arm at bracket depth 0."""
+        m = self.masked
+        depth = 0
+        for mm in _SEPARATOR.finditer(m, start, end):
+            tok = mm.group(0)
+            if tok in _OPENERS:
+                depth += 1
+            elif tok in _CLOSERS:
+                depth = max(0, depth - 1)
+            elif depth == 0:
+                s = mm.start()
+                if tok == ":=":
+                    return ":=", s, self.skip_ws(mm.end(), end)
+                if tok == "where":
+                    return "where", s, s
+                # `|`: a match arm (`| pat => …` on its own line) or an inductive constructor
+                if m.startswith("||", s) or (s > 0 and m[s - 1] == "|"):
+                    continue
+                if kind == DeclKind.INDUCTIVE:  # constructors: `| c : T`
+                    return "|", s, s
+                line_head = m[m.rfind("\n", 0, s) + 1:s]
+                line_end = m.find("\n", s)
+                line = m[s:line_end if line_end != -1 else end]
+                if not line_head.strip() and "=>" in line:
+                    return "|", s, s
+        return "", end, end
+
+    def body_status(self, kind: DeclKind, body: Span) -> tuple[BodyStatus, list[str]]:
+        text = self.masked[body.start:body.end]
+        marks = {mm.group(1): mm for mm in _BODY_MARK.finditer(text)}
+        sorry_using: list[str] = []
+        if "sorry_using" in marks:
+            mm = marks["sorry_using"]
+            j = self.skip_ws(body.start + mm.end(), body.end)
+            if self.masked.startswith("[", j):
+                k = self.match_bracket(j, "`sorry_using [` list")
+                inner = self.text[j + 1:k - 1]
+                masked_inner = self.masked[j + 1:k - 1]
+                if masked_inner != inner:
+                    self.finding("comment-in-sorry-using", j,
+                                 "comment or literal inside a `sorry_using [...]` list")
+                sorry_using = [strip_guillemets(x.strip()) for x in masked_inner.split(",")
+                               if x.strip()]
+            return BodyStatus.SORRY_USING, sorry_using
+        if "sorry" in marks:
+            return BodyStatus.SORRY, sorry_using
+        if "admit" in marks:
+            return BodyStatus.ADMIT, sorry_using
+        if kind.is_definition or kind in (DeclKind.STRUCTURE, DeclKind.CLASS, DeclKind.INDUCTIVE):
+            return BodyStatus.DEFINITION, sorry_using
+        if kind == DeclKind.AXIOM or not text.strip():
+            return BodyStatus.NO_BODY, sorry_using
+        return BodyStatus.COMPLETE, sorry_using
+
+    def check_labels(self, decls: list[Decl]) -> None:
+        seen: dict[str, Decl] = {}
+        names: dict[str, Decl] = {}
+        for d in decls:
+            if d.blueprint is not None:
+                first = seen.get(d.blueprint.label)
+                if first is not None:
+                    self.finding("duplicate-label", d.blueprint.span.start,
+                                 f"duplicate label `{d.blueprint.label}` (first at "
+                                 f"{first.pos.line}:{first.pos.col})", d.blueprint.label)
+                else:
+                    seen[d.blueprint.label] = d
+            if d.name is not None:
+                first_n = names.get(d.name)
+                if first_n is not None:
+                    self.finding("duplicate-name", self.starts[d.name_pos.line - 1] + d.name_pos.col,
+                                 f"`{d.name}` is declared twice (first at {first_n.name_pos})",
+                                 d.label)
+                else:
+                    names[d.name] = d
+
+
+def _opened(open_text: str) -> list[str]:
+    """Namespaces opened by an `open …` command text (ignores `hiding`/`renaming`/`(x y)` parts)."""
+    body = re.sub(r"\([^)]*\)", " ", open_text[len("open"):])
+    body = re.split(r"\b(?:hiding|renaming)\b", body)[0]
+    out = []
+    for tok in body.split():
+        if tok in ("scoped", "in"):
+            continue
+        if IDENT.fullmatch(tok):
+            out.append(strip_guillemets(tok))
+    return out

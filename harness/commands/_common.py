@@ -1,0 +1,31 @@
+"""Argument helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.blueprint import parse_file
+from harness.blueprint.dag import Analysis, analyse
+
+
+def add_file_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", type=Path, help="blueprint Lean file")
+
+
+def add_json_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def load(path: Path) -> Analysis:
+    """Parse and analyse a blueprint; bad input raises InputError (exit 2)."""
+    return analyse(parse_file(path))
+
+
+def lean_note(file: Path) -> str | None:
+    """One line saying that no Lean toolchain was found (None when one is found)."""
+    try:
+        from harness.lean.toolchain import missing_note
+    except ImportError:  # backend not installed in this build
+        return None
+    return missing_note(file)

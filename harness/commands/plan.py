@@ -1,0 +1,52 @@
+"""`harness plan FILE` — dynamic leaves in priority order, layers, critical path. No Lean needed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harness.commands._common import add_file_arg, add_json_arg, lean_note, load
+from harness.errors import ExitCode
+from harness.report.output import console, emit_json
+from harness.report.summary import plan_dict
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="leaves in priority order, layers, critical path (no Lean)",
+                       description=__doc__)
+    add_file_arg(p)
+    add_json_arg(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    a = load(args.file)
+    data = plan_dict(a)
+    code = ExitCode.FINDINGS if a.findings else ExitCode.OK
+    if args.json:
+        emit_json(data)
+        return int(code)
+    note = lean_note(args.file)
+    if note:
+        print(note, file=sys.stderr)
+    out = console()
+    c = data["counts"]
+    st = c["by_state"]
+    out.print(f"[bold]{data['file']}[/]: {c['nodes']} nodes, {c['context']} context declarations; "
+              f"{st.get('proved', 0)} proved, {st.get('ready', 0)} ready, "
+              f"{st.get('open', 0) + st.get('waiting', 0)} waiting on dependencies")
+    out.print("\n[bold]Ready now[/] (dynamic leaves, critical-path priority):")
+    for i, leaf in enumerate(data["leaves"], 1):
+        out.print(f"  {i:>3}. {leaf['key']}  [dim](priority {leaf['priority']}, "
+                  f"line {leaf['line']})[/]")
+    if not data["leaves"]:
+        out.print("  (none)")
+    out.print("\n[bold]Layers[/] (topological):")
+    for i, layer in enumerate(data["layers"]):
+        out.print(f"  {i}: " + ", ".join(layer))
+    if data["critical_path"]:
+        out.print("\n[bold]Critical path[/]: " + " -> ".join(data["critical_path"]))
+    out.print("[bold]Targets[/]: " + (", ".join(data["targets"]) or "(none)"))
+    for f in a.findings:
+        print(f.line(), file=sys.stderr)
+    return int(code)

@@ -1,0 +1,63 @@
+"""`harness status FILE` — counts by status and a table of nodes (plus a live run, if any)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.table import Table
+
+from harness.commands._common import add_file_arg, add_json_arg, load
+from harness.errors import ExitCode
+from harness.report.output import console, emit_json
+from harness.report.summary import counts, finding_dict, node_dict
+
+STATE_STYLE = {"proved": "green", "ready": "cyan", "waiting": "yellow", "open": "white"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("status", help="counts by status and a table of nodes", description=__doc__)
+    add_file_arg(p)
+    add_json_arg(p)
+    p.add_argument("--all", action="store_true", help="include unannotated context declarations")
+    p.set_defaults(func=run)
+
+
+def live_state(file) -> dict | None:
+    try:
+        from harness.orchestrator.state import live_status
+    except ImportError:
+        return None
+    from harness.workspace import find_workspace
+
+    return live_status(find_workspace(file), file)
+
+
+def run(args: argparse.Namespace) -> int:
+    a = load(args.file)
+    keys = [k for k in a.graph.nodes if args.all or a.decl(k).is_node]
+    rows = [node_dict(a, k) for k in keys]
+    live = live_state(args.file)
+    code = ExitCode.FINDINGS if a.findings else ExitCode.OK
+    if args.json:
+        emit_json({"file": a.blueprint.display_path, "counts": counts(a), "nodes": rows,
+                   "findings": [finding_dict(f) for f in a.findings], "run": live})
+        return int(code)
+    out = console()
+    c = counts(a)
+    out.print(f"[bold]{a.blueprint.display_path}[/]: " + ", ".join(
+        f"{n} {s}" for s, n in sorted(c["by_state"].items())) + f" ({c['nodes']} nodes)")
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("node", "kind", "body", "state", "prio", "line"):
+        t.add_column(col)
+    for r in rows:
+        style = STATE_STYLE.get(r["state"], "")
+        t.add_row(r["key"], r["kind"], r["body"], f"[{style}]{r['state']}[/]",
+                  str(r["priority"]), str(r["line"]))
+    out.print(t)
+    if live:
+        out.print(f"[bold]Run[/] {live.get('run_id', '?')}: " + ", ".join(
+            f"{k}={v}" for k, v in live.items() if k != "run_id" and not isinstance(v, (dict, list))))
+    for f in a.findings:
+        print(f.line(), file=sys.stderr)
+    return int(code)

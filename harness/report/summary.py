@@ -1,0 +1,60 @@
+"""Plain-data summaries of an analysis (shared by `plan`, `status`, `graph` and `--json`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from harness.blueprint.dag import Analysis
+from harness.blueprint.model import Decl, Finding
+
+
+def finding_dict(f: Finding) -> dict[str, Any]:
+    return {"code": f.code, "message": f.message, "file": f.path, "line": f.pos.line,
+            "col": f.pos.col, "label": f.label, "text": f.line()}
+
+
+def node_dict(a: Analysis, key: str) -> dict[str, Any]:
+    d: Decl = a.decl(key)
+    deps = a.deps.get(key)
+    bpa = d.blueprint
+    return {
+        "key": key,
+        "label": d.label,
+        "name": d.name,
+        "kind": d.kind.value,
+        "body": d.status.value,
+        "state": a.state(key),
+        "priority": a.priority.get(key, 0),
+        "line": d.pos.line,
+        "col": d.pos.col,
+        "statement_deps": sorted(deps.statement) if deps else [],
+        "proof_deps": sorted(deps.proof - deps.statement) if deps else [],
+        "sorry_using": d.sorry_using,
+        "title": bpa.title if bpa else None,
+        "statement": bpa.statement if bpa else None,
+        "proof": bpa.proof if bpa else None,
+        "is_node": d.is_node,
+    }
+
+
+def counts(a: Analysis) -> dict[str, Any]:
+    states = Counter(a.state(k) for k in a.graph.nodes)
+    bodies = Counter(a.decl(k).status.value for k in a.graph.nodes)
+    nodes = sum(1 for k in a.graph.nodes if a.decl(k).is_node)
+    return {"declarations": a.graph.number_of_nodes(), "nodes": nodes,
+            "context": a.graph.number_of_nodes() - nodes, "edges": a.graph.number_of_edges(),
+            "by_state": dict(states), "by_body": dict(bodies)}
+
+
+def plan_dict(a: Analysis) -> dict[str, Any]:
+    return {
+        "file": a.blueprint.display_path,
+        "counts": counts(a),
+        "leaves": [{"key": k, "label": a.decl(k).label, "name": a.decl(k).name,
+                    "priority": a.priority[k], "line": a.decl(k).pos.line} for k in a.leaves],
+        "layers": a.layers,
+        "critical_path": a.critical_path,
+        "targets": a.targets,
+        "findings": [finding_dict(f) for f in a.findings],
+    }
