@@ -16,6 +16,7 @@ from harness.blueprint.model import BlueprintAttr, Span
 if TYPE_CHECKING:
     from harness.blueprint.parse import _Parser
 
+_PUNCT = re.compile(r"[()\[\]{}⟨⟩,]")
 _FIELD = re.compile(r"\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*:=")
 LIST_FIELDS = {"uses": "uses", "proofUses": "proof_uses"}
 TEXT_FIELDS = {"statement": "statement", "proof": "proof", "title": "title",
@@ -30,15 +31,15 @@ def split_entries(masked: str, start: int, end: int, text: str | None = None
     out: list[tuple[int, int]] = []
     depth = 0
     last = start
-    for i in range(start, end):
-        ch = masked[i]
+    for m in _PUNCT.finditer(masked, start, end):
+        ch = m.group(0)
         if ch in "([{⟨":
             depth += 1
         elif ch in ")]}⟩":
             depth -= 1
-        elif ch == "," and depth == 0:
-            out.append((last, i))
-            last = i + 1
+        elif depth == 0:
+            out.append((last, m.start()))
+            last = m.start() + 1
     out.append((last, end))
     src = masked if text is None else text
     trimmed = []
@@ -92,10 +93,10 @@ def parse_blueprint(p: _Parser, start: int, end: int, attr_span: Span) -> Bluepr
 
 
 def _region_end(p: _Parser, i: int) -> int:
-    for r in p.regs:  # few regions start exactly here; linear scan is fine per attribute
-        if r.start == i:
-            return r.end
-    raise p.error(i, "malformed string in `blueprint` attribute")
+    r = p.region_at.get(i)
+    if r is None:
+        raise p.error(i, "malformed string in `blueprint` attribute")
+    return r.end
 
 
 def _assign(p: _Parser, attr: BlueprintAttr, name: str, v_start: int, v_end: int) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from harness.blueprint.deps import DeclDeps, collect
-from harness.blueprint.model import Blueprint, Decl, Finding
+from harness.blueprint.model import Blueprint, Decl, Finding, gc_paused
 
 
 @dataclass(slots=True)
@@ -55,6 +55,11 @@ class Analysis:
 
 
 def analyse(bp: Blueprint) -> Analysis:
+    with gc_paused():
+        return _analyse(bp)
+
+
+def _analyse(bp: Blueprint) -> Analysis:
     deps, dep_findings = collect(bp, bp.masked_text())
     g = nx.DiGraph()
     order: dict[str, int] = {}

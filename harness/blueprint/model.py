@@ -7,7 +7,10 @@ so ``text[span.start:span.end]`` is the exact source. Positions are Lean-style: 
 
 from __future__ import annotations
 
+import gc
 from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -251,6 +254,19 @@ class Blueprint:
         if self._line_starts is None:
             self._line_starts = line_starts(self.text)
         return self._line_starts[pos.line - 1] + pos.col
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building large acyclic object graphs (parse, analyse): its
+    full collections otherwise rescan every node already built, making big files superlinear."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def line_starts(text: str) -> list[int]:

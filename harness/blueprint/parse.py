@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left
 from pathlib import Path
 
 from harness.blueprint import attrs as attr_parse
 from harness.blueprint.lexer import IDENT, Region, mask_regions, regions, strip_guillemets
 from harness.blueprint.model import (
-    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Finding, Scope, Span,
+    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Finding, Scope, Span, gc_paused,
     line_starts, pos_from_starts,
 )
 from harness.errors import InputError
@@ -52,6 +53,8 @@ _BODY_MARK = re.compile(r"(?<![\w.'!?])(sorry_using|sorry|admit)(?![\w'!?])")
 _OPENERS = "([{⟨⦃"
 _CLOSERS = ")]}⟩⦄"
 _SPACES = re.compile(r"\s+")
+_BRACKETS = re.compile(r"[\[\]()]")
+_BLUEPRINT_ENTRY = re.compile(r"blueprint\??(?![\w'])")
 
 MAX_FILE_BYTES = int(os.environ.get("HARNESS_MAX_FILE_MB", "64")) * 1024 * 1024
 
@@ -99,7 +102,8 @@ def decode(data: bytes, path: object = None) -> tuple[str, bool]:
 
 
 def parse_text(text: str, path: str | Path | None = None, *, bom: bool = False) -> Blueprint:
-    return _Parser(text, Path(path) if path is not None else None, bom).run()
+    with gc_paused():
+        return _Parser(text, Path(path) if path is not None else None, bom).run()
 
 
 class _Frame:
@@ -120,10 +124,14 @@ class _Parser:
         self.regs: list[Region] = regions(text, path)
         self.masked = mask_regions(text, self.regs)
         self.starts = line_starts(text)
+        self.region_at = {r.start: r for r in self.regs}
         self.doc_at = {r.start: r for r in self.regs if r.kind in ("doc_comment", "module_doc")}
+        self.doc_starts = sorted(self.doc_at)
         self.comments = [r for r in self.regs if r.kind.endswith("comment") or r.kind == "module_doc"]
+        self.comment_ends = [r.end for r in self.comments]
         self.findings: list[Finding] = []
         self.frames: list[_Frame] = [_Frame("file", [])]
+        self._scope: Scope | None = None  # cache, reset whenever a scope command is seen
 
     # -- helpers ---------------------------------------------------------------------------
     def pos(self, offset: int):
@@ -143,6 +151,14 @@ class _Parser:
     def skip_ws(self, i: int, end: int) -> int:
         return min(_WS.match(self.masked, i).end(), end)
 
+    def skip_to_code(self, i: int, end: int) -> int:
+        """Skip whitespace and comments, but stop at a doc comment (it belongs to a command)."""
+        j = self.skip_ws(i, end)
+        k = bisect_left(self.doc_starts, i)
+        if k < len(self.doc_starts) and self.doc_starts[k] < j:
+            return self.doc_starts[k]
+        return j
+
     def skip_ws_text(self, i: int, end: int) -> int:
         """Like :meth:`skip_ws` but on the real text (does not jump over comments/literals)."""
         return min(_WS.match(self.text, i).end(), end)
@@ -156,9 +172,7 @@ class _Parser:
     def match_bracket(self, i: int, what: str) -> int:
         """Offset just past the bracket closing the one at ``i`` (on the masked text)."""
         depth = 0
-        m = self.masked
-        pattern = re.compile(r"[\[\]()]")
-        for mm in pattern.finditer(m, i):
+        for mm in _BRACKETS.finditer(self.masked, i):
             ch = mm.group(0)
             if ch in "[(":
                 depth += 1
@@ -177,9 +191,10 @@ class _Parser:
     def clean(self, start: int, end: int) -> str:
         """Source text of a range with comments removed and whitespace collapsed."""
         parts, last = [], start
-        for r in self.comments:
-            if r.end <= start or r.start >= end:
-                continue
+        k = bisect_left(self.comment_ends, start)
+        for r in self.comments[k:]:
+            if r.start >= end:
+                break
             parts.append(self.text[last:max(r.start, start)])
             last = min(r.end, end)
         parts.append(self.text[last:end])
@@ -248,14 +263,16 @@ class _Parser:
         cuts.sort()
         bounds = cuts + [len(self.text)]
         segs = [(bounds[i], bounds[i + 1]) for i in range(len(cuts))]
-        if cuts and m[:cuts[0]].strip():
-            raise self.error(self.skip_ws(0, cuts[0]), "unexpected text before the first command")
+        first = cuts[0] if cuts else len(m)
+        if m[:first].strip():
+            raise self.error(self.skip_ws(0, first), "unexpected text before the first command "
+                             "(not a Lean file?)")
         return segs
 
     def head(self, start: int, end: int) -> dict | None:
         """Walk the prefix (doc comment, attributes, modifiers, `open … in`) to the keyword."""
         m = self.masked
-        i = self.skip_ws(start, end)
+        i = self.skip_to_code(start, end)
         doc: Region | None = None
         attrs: list[tuple[int, int]] = []
         mods: list[str] = []
@@ -267,12 +284,12 @@ class _Parser:
                     return {"keyword": "/-!", "at": i, "doc": None, "attrs": [], "mods": [],
                             "prefix": []}
                 doc = r
-                i = self.skip_ws(r.end, end)
+                i = self.skip_to_code(r.end, end)
                 continue
             if m.startswith("@[", i):
                 j = self.match_bracket(i + 1, "attribute `@[`")
                 attrs.append((i, j))
-                i = self.skip_ws(j, end)
+                i = self.skip_to_code(j, end)
                 continue
             w = _WORD.match(m, i)
             if w is None:
@@ -305,6 +322,7 @@ class _Parser:
             return self.decl(span, head, DeclKind.INDUCTIVE, kw_end)
         if kw in DECL_KEYWORDS:
             return self.decl(span, head, DeclKind(kw), at + len(kw))
+        self._scope = None
         if kw == "section" or kw == "namespace":
             self.open_frame(kw, at, span_end)
         elif kw == "mutual":
@@ -344,6 +362,8 @@ class _Parser:
             frame.opens.extend(_opened(text))
 
     def scope_for(self, prefix: list[tuple[int, int]]) -> Scope:
+        if not prefix and self._scope is not None:
+            return self._scope
         namespaces: list[str] = []
         opens: list[str] = []
         cmds: list[str] = []
@@ -357,7 +377,10 @@ class _Parser:
             cmds.append(text)
             if text.startswith("open"):
                 opens.extend(_opened(text[: -len("in")]))
-        return Scope(tuple(namespaces), tuple(opens), tuple(cmds))
+        scope = Scope(tuple(namespaces), tuple(opens), tuple(cmds))
+        if not prefix:
+            self._scope = scope
+        return scope
 
     # -- declarations ----------------------------------------------------------------------
     def decl(self, span: Span, head: dict, kind: DeclKind, kw_end: int) -> Command:
@@ -393,7 +416,7 @@ class _Parser:
             for e_start, e_end in attr_parse.split_entries(self.masked, a_start + 2, a_end - 1, self.text):
                 e_start = self.skip_ws(e_start, e_end)  # a comment before the entry
                 entry = self.masked[e_start:e_end]
-                if re.match(r"blueprint\??(?![\w'])", entry):
+                if _BLUEPRINT_ENTRY.match(entry):
                     if blueprint is not None:
                         self.finding("duplicate-attribute", e_start,
                                      "more than one `blueprint` attribute on a declaration")

@@ -1,0 +1,52 @@
+"""`harness bench parse` — parse + plan speed on generated blueprints (results: docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from harness.blueprint import parse_text
+from harness.blueprint.dag import analyse
+from harness.blueprint.generate import generate_blueprint
+from harness.report.output import console, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="benchmarks (parse: parse + plan on generated blueprints)",
+                       description=__doc__)
+    p.add_argument("what", choices=["parse"], help="which benchmark")
+    p.add_argument("--nodes", type=int, default=5000, help="nodes in the base blueprint")
+    p.add_argument("--scale", type=int, default=10, help="size factor for the scaling run")
+    p.add_argument("--repeat", type=int, default=3, help="runs per size (best is kept)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
+
+
+def measure(n_nodes: int, repeat: int) -> dict:
+    text = generate_blueprint(n_nodes, seed=1)
+    best_wall = best_cpu = float("inf")
+    for _ in range(max(1, repeat)):
+        w0, c0 = time.perf_counter(), time.process_time()
+        analyse(parse_text(text, "bench.lean"))
+        best_wall = min(best_wall, time.perf_counter() - w0)
+        best_cpu = min(best_cpu, time.process_time() - c0)
+    return {"nodes": n_nodes, "bytes": len(text.encode()), "wall_s": round(best_wall, 4),
+            "cpu_s": round(best_cpu, 4)}
+
+
+def run(args: argparse.Namespace) -> int:
+    base = measure(args.nodes, args.repeat)
+    big = measure(args.nodes * args.scale, max(1, args.repeat // 2))
+    result = {"benchmark": "parse+plan", "base": base, "scaled": big,
+              "cpu_ratio": round(big["cpu_s"] / base["cpu_s"], 2),
+              "wall_ratio": round(big["wall_s"] / base["wall_s"], 2), "scale": args.scale}
+    if args.json:
+        emit_json(result)
+        return 0
+    out = console()
+    for r in (base, big):
+        out.print(f"{r['nodes']:>7} nodes, {r['bytes'] / 1e6:6.2f} MB: wall {r['wall_s']:.3f} s, "
+                  f"cpu {r['cpu_s']:.3f} s")
+    out.print(f"{args.scale}x the nodes costs {result['cpu_ratio']}x the CPU time "
+              f"({result['wall_ratio']}x wall)")
+    return 0
