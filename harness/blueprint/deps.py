@@ -46,15 +46,13 @@ class Resolver:
         # last atoms, so a token that cannot be ours is rejected with one dict lookup
         self.tails = {n.rsplit(".", 1)[-1] for n in self.by_name}
 
-    def resolve(self, written: str, d: Decl) -> Decl | None:
-        name = strip_guillemets(written)
+    def resolve(self, written: str, d: Decl, prefixes: list[str] | None = None) -> Decl | None:
+        name = strip_guillemets(written) if "«" in written else written
         if name.startswith("_root_."):
             return self.by_name.get(name[len("_root_."):])
         if name.rsplit(".", 1)[-1] not in self.tails:
-            # `h.trans`-style projections of locals or Mathlib names: try the prefix only
-            return None
-        prefixes = self._prefixes(d)
-        for p in prefixes:
+            return None  # cannot be one of ours (a local, a Mathlib name, a projection)
+        for p in prefixes if prefixes is not None else self._prefixes(d):
             hit = self.by_name.get(f"{p}.{name}" if p else name)
             if hit is not None:
                 return hit
@@ -94,8 +92,9 @@ def collect(bp: Blueprint, masked: str) -> tuple[dict[str, DeclDeps], list[Findi
     path = bp.display_path
 
     def add_names(d: Decl, target: set[str], tokens: list[str]) -> None:
+        prefixes = r._prefixes(d)
         for tok in tokens:
-            hit = r.resolve(tok, d)
+            hit = r.resolve(tok, d, prefixes)
             if hit is not None and hit is not d:
                 target.add(hit.key)
 

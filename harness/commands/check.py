@@ -1,0 +1,130 @@
+"""`harness check FILE [--node LABEL]` — compile with Lean; per-node proved / sorry / error / axioms.
+
+Exit codes: 0 every checked node proved (and no error elsewhere in the file), 1 findings, 2 no Lean
+or bad input, 3 could not certify (timeout, memory cap, crash, unreadable Lean output).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from harness.blueprint import parse_file
+from harness.errors import ExitCode, UsageError
+from harness.lean.run import DEFAULT_MEM_MB, DEFAULT_TIMEOUT_S
+from harness.lean.toolchain import find_toolchain
+from harness.lean.verdict import FileVerdict, NodeVerdict, check_file
+from harness.report.output import console, emit_json, err_console
+from harness.workspace import find_workspace
+
+STYLE = {"proved": "green", "sorry": "yellow", "error": "red", "axioms": "magenta",
+         "not_checked": "dim"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="compile with Lean and report each node's status",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help="blueprint Lean file")
+    p.add_argument("--node", action="append", metavar="LABEL",
+                   help="check only this node (label or Lean name; repeatable)")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.add_argument("--lake", metavar="PATH", help="lake executable (else HARNESS_LAKE, PATH, "
+                   "~/.elan/bin)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"wall-clock limit for the Lean run (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--mem-mb", type=int, default=DEFAULT_MEM_MB, metavar="MB",
+                   help=f"address-space cap for Lean (default {DEFAULT_MEM_MB}; 0 = none)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    path = Path(args.file)
+    bp = parse_file(path)  # InputError (exit 2) for a missing or malformed file
+    labels = args.node or None
+    for lbl in labels or []:
+        try:
+            bp.by_key(lbl)
+        except KeyError:
+            if bp.by_name(lbl) is None:
+                raise UsageError(f"{bp.display_path}: no node {lbl!r}") from None
+    labels = [lbl if _has_key(bp, lbl) else bp.by_name(lbl).key for lbl in labels or []] or None
+    workspace = find_workspace(path)
+    tc = find_toolchain(workspace, args.lake)
+    for w in tc.warnings:
+        err_console().print(f"warning: {w}", markup=False, emoji=False, highlight=False)
+    verdict = check_file(tc, workspace, bp, labels=labels, timeout_s=args.timeout,
+                         mem_mb=args.mem_mb or None)
+    code = ExitCode.OK if verdict.ok else ExitCode.FINDINGS
+    if args.json:
+        emit_json({**verdict.model_dump(mode="json"), "ok": verdict.ok,
+                   "counts": _counts(verdict)})
+    else:
+        _print(verdict)
+    return int(code)
+
+
+def _has_key(bp, key: str) -> bool:
+    try:
+        bp.by_key(key)
+        return True
+    except KeyError:
+        return False
+
+
+def _counts(v: FileVerdict) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for n in v.nodes:
+        out[n.status] = out.get(n.status, 0) + 1
+    return out
+
+
+def _detail(n: NodeVerdict) -> str:
+    if n.status == "error":
+        return n.first_error or "error"
+    if n.status == "sorry":
+        return "depends on sorryAx via its dependencies" if n.sorry_via_deps else "uses sorry"
+    if n.status == "axioms":
+        return "forbidden axioms: " + ", ".join(n.forbidden_axioms)
+    if n.status == "not_checked":
+        return "no name, so no axiom report"
+    return ", ".join(n.axioms or []) or "no axioms"
+
+
+def _print(v: FileVerdict) -> None:
+    out = console()
+    t = Table(show_edge=False, pad_edge=False)
+    show_name = any((n.name or "-") != (n.label or n.key) for n in v.nodes)
+    t.add_column("node", no_wrap=True)
+    if show_name:
+        t.add_column("name", no_wrap=True, overflow="ellipsis")
+    t.add_column("line", no_wrap=True)
+    t.add_column("status", no_wrap=True)
+    t.add_column("detail", no_wrap=True, overflow="ellipsis")
+    for n in v.nodes:
+        cells = [Text(n.label or n.key)] + ([Text(n.name or "-")] if show_name else [])
+        t.add_row(*cells, str(n.line), Text(n.status, style=STYLE.get(n.status, "")),
+                  Text(_detail(n)))
+    out.print(t)
+    # one greppable `FILE:LINE:COL: status: detail` line per problem (the table may truncate)
+    for n in v.nodes:
+        if n.status != "proved":
+            own = [m for m in n.messages if m.region != "context" and m.severity != "information"]
+            where = (n.first_error.split(": ", 1)[0] if n.first_error else
+                     f"{own[0].pos.line}:{own[0].pos.col}" if own else f"{n.line}:0")
+            detail = n.first_error.split(": ", 1)[1] if n.first_error else _detail(n)
+            out.print(f"{v.path}:{where}: {n.status}: {n.label or n.key}: {detail}", markup=False,
+                      emoji=False, highlight=False)
+    for m in v.file_errors:
+        out.print(m.line(), markup=False, emoji=False, highlight=False)
+    c = _counts(v)
+    summary = ", ".join(f"{k} {c[k]}" for k in sorted(c))
+    verdict = "[green]all proved[/]" if v.ok else "[red]not all proved[/]"
+    out.print(f"{escape(v.path)}: {summary} — {verdict} (Lean {escape(v.lean_version or '?')}, "
+              f"{v.wall_s:.1f}s)", emoji=False)

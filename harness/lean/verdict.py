@@ -1,0 +1,252 @@
+"""Per-node verdicts for a whole blueprint file: one `lake env lean --json` run.
+
+The user's file is never touched: a copy goes to ``<workspace>/.harness/tmp/`` with one
+``#print axioms <full name>`` line appended per checked declaration (full names resolve even when
+the file ends inside an open namespace; the name Lean echoes back is compared with the one we
+asked for). Messages are mapped to declarations by position.
+
+Could-not-certify policy: every situation where Lean's answer cannot be trusted — timeout, memory
+cap, crash (exit code other than 0/1), exit 1 without any error message, or a missing axiom report
+for a declaration without an error — raises :class:`harness.errors.CannotCertify` (CLI exit 3).
+A returned :class:`FileVerdict` is therefore always a certified answer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from pathlib import Path
+from typing import Iterable, Literal
+
+from pydantic import BaseModel
+
+from harness.blueprint.model import Blueprint, Decl, line_starts
+from harness.errors import CannotCertify
+from harness.lean.messages import AxiomReport, Message, is_sorry, parse_axioms, parse_lean_json
+from harness.lean.run import DEFAULT_MEM_MB, DEFAULT_TIMEOUT_S, RunResult, run
+from harness.lean.toolchain import Toolchain
+from harness.workspace import harness_dir
+
+Status = Literal["proved", "sorry", "error", "axioms", "not_checked"]
+Region = Literal["decl", "axioms", "head", "body", "helpers", "context", "file"]
+
+
+class LocatedMessage(Message):
+    region: Region | None = None
+    candidate_line: int | None = None  # 1-based line inside the candidate body/helpers text
+    candidate_col: int | None = None
+
+
+class NodeVerdict(BaseModel):
+    key: str
+    label: str | None
+    name: str | None
+    kind: str
+    line: int  # line of the declaration keyword in the user's file
+    status: Status
+    messages: list[LocatedMessage] = []
+    axioms: list[str] | None = None  # None: no axiom report (unnamed declaration, or error)
+    forbidden_axioms: list[str] = []
+    own_sorry: bool = False
+    sorry_via_deps: bool = False  # sorryAx only through declarations it uses
+    first_error: str | None = None  # "LINE:COL: message" (user-file or candidate coordinates)
+    first_error_line: int | None = None
+
+    @property
+    def accepted_modulo_deps(self) -> bool:
+        """Own proof complete: the only blemish is `sorryAx` inherited from unproved deps."""
+        if self.status == "proved":
+            return True
+        return (self.status == "sorry" and self.sorry_via_deps
+                and self.forbidden_axioms == ["sorryAx"])
+
+
+class FileVerdict(BaseModel):
+    path: str
+    workspace: str
+    lean_version: str | None = None
+    nodes: list[NodeVerdict]
+    file_messages: list[LocatedMessage] = []  # outside every checked declaration
+    partial: bool = False  # only some nodes were selected
+    wall_s: float = 0.0
+
+    @property
+    def file_errors(self) -> list[LocatedMessage]:
+        """Errors that fail the file: outside every declaration, or (full check only) inside an
+        unchecked declaration. With a selection, other declarations are not our business — if
+        a selected node uses a broken one it inherits `sorryAx` and fails on its own."""
+        return [m for m in self.file_messages
+                if m.is_error and (m.region == "file" or not self.partial)]
+
+    @property
+    def ok(self) -> bool:
+        return not self.file_errors and all(n.status == "proved" for n in self.nodes)
+
+
+# ----------------------------------------------------------------------------- compiling
+
+def compile_text(tc: Toolchain, workspace: Path, text: str, *, stem: str, timeout_s: float,
+                 mem_mb: int | None) -> tuple[list[Message], RunResult]:
+    """Compile ``text`` as a scratch file inside the workspace; certified messages or raise."""
+    tmp = harness_dir(workspace) / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / f"{stem}-{uuid.uuid4().hex[:10]}.lean"
+    path.write_text(text, encoding="utf-8", newline="")
+    try:
+        res = run(tc.lean("--json", str(path.relative_to(workspace))), cwd=workspace,
+                  timeout_s=timeout_s, mem_mb=mem_mb)
+    finally:
+        if not os.environ.get("HARNESS_KEEP_TMP"):
+            path.unlink(missing_ok=True)
+    messages, other = parse_lean_json(res.stdout)
+    certify(res, messages, other, label=stem, timeout_s=timeout_s, mem_mb=mem_mb)
+    return messages, res
+
+
+def certify(res: RunResult, messages: list[Message], other: list[str], *, label: str,
+            timeout_s: float, mem_mb: int | None) -> None:
+    if res.timed_out:
+        raise CannotCertify(f"{label}: Lean did not finish within {timeout_s:g}s (process group killed)")
+    if res.memory_exceeded:
+        raise CannotCertify(f"{label}: Lean ran out of memory under the {mem_mb} MB cap")
+    tail = (res.stderr.strip().splitlines() or other or ["no output"])[-1][:200]
+    if res.returncode not in (0, 1):
+        raise CannotCertify(f"{label}: Lean exited with code {res.returncode}: {tail}")
+    if res.returncode == 1 and not any(m.is_error for m in messages):
+        raise CannotCertify(f"{label}: Lean failed without reporting an error: {tail}")
+    for m in messages:  # an unbuilt import: nothing after it was elaborated meaningfully
+        if m.is_error and _IMPORT_FAILED.search(m.data):
+            raise CannotCertify(f"{label}: imports not available "
+                                f"({m.data.strip().splitlines()[0][:160]}); run `lake build` first")
+
+
+_ATOM = re.compile(r"^[^\W\d][\w'!?\u2070-\u209f]*$")
+_IMPORT_FAILED = re.compile(r"unknown module prefix|object file .* does not exist|"
+                            r"unknown package|could not resolve import", re.I)
+
+
+def lean_name(name: str) -> str:
+    """A name as Lean source: components that are not plain identifiers get «»."""
+    return ".".join(c if _ATOM.match(c) else f"«{c}»" for c in name.split("."))
+
+
+def axiom_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
+    return [(d, f"#print axioms {lean_name(d.name)}") for d in decls if d.name]
+
+
+# ----------------------------------------------------------------------------- mapping
+
+def _owner(offset: int, decls: list[Decl], msg: Message) -> Decl | None:
+    """The declaration a message at ``offset`` belongs to. A parse error reported at the first
+    token of the next declaration ("unexpected token 'theorem'") is blamed on the previous one."""
+    for i, d in enumerate(decls):
+        if d.span.start <= offset <= d.span.end:
+            at_start = offset <= d.span.start or offset == _head_offset(d)
+            if at_start and i > 0 and msg.is_error and msg.data.startswith("unexpected"):
+                return decls[i - 1]
+            return d
+    return None
+
+
+def _head_offset(d: Decl) -> int:
+    return d.head_span.start
+
+
+def _located(m: Message, region: Region, path: str) -> LocatedMessage:
+    return LocatedMessage(**{**m.model_dump(), "file": path}, region=region)
+
+
+def verdict_for(d: Decl, msgs: list[LocatedMessage], report: AxiomReport | None, *,
+                line: int, axiom_errors: bool, extra_forbidden: Iterable[str] = ()) -> NodeVerdict:
+    """Status from a declaration's own messages and its axiom report."""
+    mine = [m for m in msgs if m.region != "context"]  # context: earlier declarations' messages
+    errors = [m for m in mine if m.is_error]
+    own_sorry = any(is_sorry(m) for m in mine if m.region != "helpers")
+    helper_sorry = any(is_sorry(m) for m in mine if m.region == "helpers")
+    axioms = report.axioms if report else None
+    forbidden = list(dict.fromkeys([*(report.forbidden if report else []), *extra_forbidden]))
+    via_deps = "sorryAx" in forbidden and not (own_sorry or helper_sorry or errors or axiom_errors)
+    if errors or axiom_errors:
+        status: Status = "error"
+    elif own_sorry or helper_sorry or "sorryAx" in forbidden:
+        status = "sorry"
+    elif forbidden:
+        status = "axioms"
+    elif report is None:
+        status = "not_checked"
+    else:
+        status = "proved"
+    first = errors[0] if errors else None
+    fl = (first.candidate_line or first.pos.line) if first else None
+    fc = (first.candidate_col if first and first.candidate_line else first.pos.col if first else None)
+    return NodeVerdict(
+        key=d.key, label=d.label, name=d.name, kind=d.kind.value, line=line, status=status,
+        messages=msgs, axioms=axioms, forbidden_axioms=forbidden, own_sorry=own_sorry or helper_sorry,
+        sorry_via_deps=via_deps,
+        first_error=f"{fl}:{fc}: {first.data.strip().splitlines()[0] if first.data.strip() else ''}"
+        if first else None,
+        first_error_line=fl)
+
+
+def match_report(d: Decl, report: AxiomReport) -> bool:
+    """Lean echoes the resolved name; private names come back with a `_private…` prefix."""
+    got = report.name.replace("«", "").replace("»", "")
+    return got == d.name or (d.name is not None and got.endswith("." + d.name))
+
+
+def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[str] | None = None,
+               timeout_s: float = DEFAULT_TIMEOUT_S, mem_mb: int | None = DEFAULT_MEM_MB) -> FileVerdict:
+    """Verdicts for the blueprint's nodes (``labels`` selects; a file without nodes: every named
+    declaration). Raises CannotCertify (see module doc) and KeyError for an unknown label."""
+    if labels:
+        checked = [bp.by_key(lbl) for lbl in labels]
+    else:
+        checked = bp.nodes or [d for d in bp.decls if d.name]
+    text = bp.text if bp.text.endswith("\n") else bp.text + "\n"
+    appended = axiom_lines(checked)
+    full = text + "\n" + "".join(line + "\n" for _, line in appended)
+    first_axiom_line = text.count("\n") + 2
+    by_line = {first_axiom_line + i: d for i, (d, _) in enumerate(appended)}
+    stem = Path(bp.display_path).stem or "check"
+    messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s, mem_mb=mem_mb)
+
+    path = bp.display_path
+    starts = line_starts(text)
+    per: dict[str, list[LocatedMessage]] = {d.key: [] for d in checked}
+    reports: dict[str, AxiomReport] = {}
+    axiom_errors: set[str] = set()
+    file_msgs: list[LocatedMessage] = []
+    checked_keys = set(per)
+    for m in messages:
+        if m.pos.line in by_line:
+            d = by_line[m.pos.line]
+            rep = parse_axioms(m)
+            if rep is not None and match_report(d, rep):
+                reports[d.key] = rep
+            elif m.is_error or rep is not None:
+                axiom_errors.add(d.key)
+                per[d.key].append(_located(m, "axioms", path))
+            continue
+        if 1 <= m.pos.line <= len(starts):
+            offset = starts[m.pos.line - 1] + m.pos.col
+            owner = _owner(offset, bp.decls, m)
+        else:
+            owner = None
+        if owner is not None and owner.key in checked_keys:
+            per[owner.key].append(_located(m, "decl", path))
+        else:
+            file_msgs.append(_located(m, "context" if owner else "file", path))
+
+    nodes = []
+    for d in checked:
+        own_errors = any(m.is_error for m in per[d.key])
+        if d.name and d.key not in reports and d.key not in axiom_errors and not own_errors:
+            raise CannotCertify(f"{path}:{d.pos.line}:{d.pos.col}: Lean gave no axiom report for "
+                                f"{d.name} (output: {len(messages)} messages)")
+        nodes.append(verdict_for(d, per[d.key], reports.get(d.key), line=d.pos.line,
+                                 axiom_errors=d.key in axiom_errors))
+    return FileVerdict(path=path, workspace=str(workspace), lean_version=tc.lean_version,
+                       nodes=nodes, file_messages=file_msgs, partial=bool(labels),
+                       wall_s=res.wall_s)
+
