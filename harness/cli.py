@@ -25,22 +25,34 @@ class _Parser(argparse.ArgumentParser):
         self.exit(int(ExitCode.USAGE), f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="harness", description=__doc__.splitlines()[0], epilog=EPILOG)
-    parser.add_argument("--version", action="version", version=f"harness {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+def command_names() -> list[str]:
     import harness.commands as commands
 
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"harness.commands.{info.name}")
+    return sorted(m.name for m in pkgutil.iter_modules(commands.__path__)
+                  if not m.name.startswith("_"))
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or (``only``) one holding just that subcommand, so that running a
+    command imports only its own module (the LLM SDK, for one, is slow to import)."""
+    parser = _Parser(prog="harness", epilog=EPILOG,
+                     description="Blueprint-driven proving harness for Lean 4 (LeanArchitect).")
+    parser.add_argument("--version", action="version", version=f"harness {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in [only] if only else command_names():
+        module = importlib.import_module(f"harness.commands.{name}")
         module.register(sub)
     return parser
 
 
+def _requested(argv: list[str]) -> str | None:
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in command_names() else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_requested(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
