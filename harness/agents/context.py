@@ -1,0 +1,176 @@
+"""The context a model sees for one node, bounded in size.
+
+Contents, in this order: the file header; the statements (never the proofs) of the node's
+transitive dependencies, nearest first — definitions in full, because their text *is* the meaning
+of the statements that mention them; then the node with its informal statement and proof. If the
+budget is exceeded the farthest dependencies are dropped first (and the omission is said).
+
+Sizes are estimated as characters / 4 (:func:`harness.agents.llm.estimate_tokens`); the ratio
+against the whole file is the figure reported in ``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from harness.agents.llm import estimate_tokens
+from harness.blueprint.model import Blueprint, Decl
+
+DEFAULT_MAX_TOKENS = 12_000
+HEADER_MAX_CHARS = 4_000
+
+
+@dataclass
+class NodeContext:
+    label: str
+    text: str
+    tokens: int
+    baseline_tokens: int  # the whole file
+    included: list[str] = field(default_factory=list)  # dependency keys shown, nearest first
+    omitted: list[str] = field(default_factory=list)  # dependency keys dropped for size
+    skeleton: str = ""  # one Lean file to complete (prover models): deps `:= by sorry`, the node
+    informal: str = ""
+
+    @property
+    def ratio(self) -> float:
+        return self.tokens / self.baseline_tokens if self.baseline_tokens else 0.0
+
+
+def statement_text(bp: Blueprint, d: Decl) -> str:
+    """The declaration without its proof: `kind name signature` (+ `:= …`). Definitions whole."""
+    if d.kind.is_definition:
+        return bp.text[d.head_span.start:d.span.end].strip()
+    head = bp.text[d.head_span.start:d.signature_span.end].rstrip()
+    return head + (" := …" if d.body_sep else "")
+
+
+def node_text(bp: Blueprint, d: Decl) -> str:
+    """The node's Lean statement (the blueprint attribute is shown as informal text instead)."""
+    head = bp.text[d.head_span.start:d.signature_span.end].rstrip()
+    return head + " :=\n  <proof>"
+
+
+def _informal(d: Decl) -> str:
+    bpa = d.blueprint
+    if bpa is None:
+        return ""
+    parts = []
+    if bpa.title:
+        parts.append(f"Title: {bpa.title.strip()}")
+    if bpa.statement:
+        parts.append(f"Informal statement: {bpa.statement.strip()}")
+    if bpa.proof:
+        parts.append(f"Informal proof: {bpa.proof.strip()}")
+    return "\n".join(parts)
+
+
+def dependency_order(graph: nx.DiGraph, key: str) -> list[str]:
+    """Transitive dependencies of ``key`` (edges go dep -> user), nearest first (BFS)."""
+    if key not in graph:
+        return []
+    seen = {key}
+    order: list[str] = []
+    frontier = [key]
+    while frontier:
+        nxt: list[str] = []
+        for k in frontier:
+            for dep in sorted(graph.predecessors(k)):
+                if dep not in seen:
+                    seen.add(dep)
+                    order.append(dep)
+                    nxt.append(dep)
+        frontier = nxt
+    return order
+
+
+def build_context(bp: Blueprint, label: str, graph: nx.DiGraph | None = None,
+                  max_tokens: int = DEFAULT_MAX_TOKENS) -> NodeContext:
+    """The bounded context for node ``label`` (KeyError if there is no such node)."""
+    node = bp.node(label)
+    if graph is None:
+        from harness.blueprint.dag import analyse
+        graph = analyse(bp).graph
+    header = bp.text[bp.header_span.start:bp.header_span.end].strip()
+    if len(header) > HEADER_MAX_CHARS:
+        header = header[:HEADER_MAX_CHARS] + "\n-- … (header truncated)"
+    scope = "\n".join(node.scope.commands)
+    tail_parts = ["## The node to prove"]
+    if scope:
+        tail_parts.append("Scope in force:\n```lean\n" + scope + "\n```")
+    tail_parts.append("```lean\n" + node_text(bp, node) + "\n```")
+    informal = _informal(node)
+    if informal:
+        tail_parts.append(informal)
+    tail = "\n\n".join(tail_parts)
+    fixed = "## Header\n```lean\n" + header + "\n```\n\n" + tail
+    budget = max_tokens * 4 - len(fixed) - 200  # chars left for dependencies
+
+    included: list[str] = []
+    omitted: list[str] = []
+    blocks: list[tuple[int, str]] = []
+    stubs: list[tuple[int, str]] = []
+    for key in dependency_order(graph, node.key):
+        try:
+            d = bp.by_key(key)
+        except KeyError:
+            continue  # a dangling reference: dag findings report it
+        block = statement_text(bp, d)
+        if d.blueprint and d.blueprint.statement:
+            block = f"-- [{d.key}] {d.blueprint.statement.strip().splitlines()[0][:300]}\n" + block
+        if budget - len(block) < 0:
+            omitted.append(key)
+            continue
+        budget -= len(block) + 2
+        blocks.append((d.span.start, block))
+        stubs.append((d.span.start, block if d.kind.is_definition
+                      else block.removesuffix(" := …") + " := by\n  sorry"))
+        included.append(key)
+    deps = ""
+    if blocks:
+        deps = ("## Statements it may use (proofs omitted)\n```lean\n"
+                + "\n\n".join(b for _, b in sorted(blocks)) + "\n```\n\n")  # file order
+    if omitted:
+        deps += (f"({len(omitted)} farther dependencies omitted for size: "
+                 f"{', '.join(omitted[:20])})\n\n")
+    text = "## Header\n```lean\n" + header + "\n```\n\n" + deps + tail
+    head = node_text(bp, node).removesuffix(" :=\n  <proof>")
+    skeleton = "\n\n".join(p for p in [header, scope, *(b for _, b in sorted(stubs)),
+                                       head + " := by\n  sorry"] if p)
+    return NodeContext(label=label, text=text, tokens=estimate_tokens(text),
+                       baseline_tokens=estimate_tokens(bp.text), included=included,
+                       omitted=omitted, skeleton=skeleton, informal=informal)
+
+
+def context_benchmark(n_nodes: int = 500, seed: int = 0, sample: int | None = 50,
+                      max_tokens: int = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
+    """Context size vs whole-file size on a generated blueprint (for docs/benchmarks.md).
+
+    Returns the baseline tokens and mean / median / max of context tokens and ratios over
+    ``sample`` lemma/theorem nodes spread evenly through the file (all if ``sample`` is None)."""
+    from harness.blueprint.dag import analyse
+    from harness.blueprint.generate import generate_blueprint
+    from harness.blueprint.parse import parse_text
+
+    bp = parse_text(generate_blueprint(n_nodes, seed))
+    graph = analyse(bp).graph
+    nodes = [d for d in bp.nodes if d.kind.is_proof]  # what a prover is asked about
+    if sample is not None and sample < len(nodes):
+        step = len(nodes) / sample
+        nodes = [nodes[int(i * step)] for i in range(sample)]
+    ctxs = [build_context(bp, d.blueprint.label, graph, max_tokens) for d in nodes if d.blueprint]
+    ratios = [c.ratio for c in ctxs]
+    toks = [c.tokens for c in ctxs]
+    return {
+        "n_nodes": n_nodes, "seed": seed, "sampled": len(ctxs),
+        "baseline_tokens": estimate_tokens(bp.text),
+        "context_tokens_mean": statistics.fmean(toks) if toks else 0,
+        "context_tokens_max": max(toks, default=0),
+        "ratio_mean": statistics.fmean(ratios) if ratios else 0.0,
+        "ratio_median": statistics.median(ratios) if ratios else 0.0,
+        "ratio_max": max(ratios, default=0.0),
+        "nodes_with_omissions": sum(1 for c in ctxs if c.omitted),
+    }

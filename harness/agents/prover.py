@@ -1,0 +1,140 @@
+"""One proof attempt on one node: the tactic portfolio, or the prove role on an LLM.
+
+The attempt's verdict comes from Lean (``check_node``) on the final candidate; it is advisory.
+Only the gate accepts anything into the record (``harness prove --apply`` / the orchestrator).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+from pydantic import BaseModel
+
+from harness.agents.config import HarnessConfig
+from harness.agents.context import build_context
+from harness.agents.contracts import proof_violations
+from harness.agents.extract import json_payload, last_lean_block, split_proof_answer
+from harness.agents.llm import BudgetExceeded, LLMClient, Transcript, Usage
+from harness.agents.roles import run_role
+from harness.agents.schemas import ProveResult
+from harness.agents.tactics import TacticRun, run_portfolio
+from harness.agents.tools import CheckFn, ProveTools, accepted, render_verdict
+from harness.blueprint.model import Blueprint
+from harness.errors import HarnessError
+from harness.lean.verdict import NodeVerdict
+
+
+class AttemptResult(BaseModel):
+    label: str
+    method: str  # tactics | llm
+    # proved: Lean accepts the candidate (modulo unproved deps) | failed | budget | error
+    # | cannot_certify: Lean could not decide | unverified: a candidate, but no Lean to check it
+    status: str
+    body: str | None = None
+    helpers: str = ""
+    reason: str = ""
+    verdict: NodeVerdict | None = None
+    tactics: list[dict[str, str]] = []
+    usage: Usage | None = None
+    transcript: Transcript | None = None
+    context_tokens: int | None = None
+    lean_runs: int = 0
+
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
+
+
+def prove_with_tactics(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessConfig,
+                       toolchain: Any | None, check: CheckFn | None = None) -> AttemptResult:
+    if toolchain is None:
+        return AttemptResult(label=label, method="tactics", status="cannot_certify",
+                             reason="the tactic prover needs Lean, and no toolchain was found")
+    tools = ProveTools(bp, label, workspace=workspace, toolchain=toolchain,
+                       timeout_s=cfg.timeouts.lean_s, check=check)
+    res = run_portfolio(tools, cfg.tactics.tactics, cfg.tactics.max_tries)
+    verdict = tools.cache.get((res.body, "")) if res.body else None
+    return AttemptResult(label=label, method="tactics", status=res.status, body=res.body,
+                         reason=res.reason, verdict=verdict, tactics=[_run(r) for r in res.runs],
+                         lean_runs=tools.lean_runs)
+
+
+def _run(r: TacticRun) -> dict[str, str]:
+    return {"tactic": r.tactic, "body": r.body, "outcome": r.outcome, "detail": r.detail}
+
+
+def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessConfig,
+                   client: LLMClient, toolchain: Any | None, model: str | None = None,
+                   graph: nx.DiGraph | None = None, check: CheckFn | None = None,
+                   pool: Any | None = None) -> AttemptResult:
+    """The prove role on one node (``pool``: an optional ReplPool for `goals_at_sorry`)."""
+    node = bp.node(label)
+    try:
+        client.ledger.begin_attempt(label)
+    except BudgetExceeded as err:
+        return AttemptResult(label=label, method="llm", status="budget", reason=str(err))
+    ctx = build_context(bp, label, graph)
+    tools = ProveTools(bp, label, workspace=workspace, toolchain=toolchain,
+                       timeout_s=cfg.timeouts.lean_s, check=check, pool=pool)
+    cannot: list[str] = []
+    known = {n for d in bp.decls for n in (d.name, d.short_name) if n}
+
+    def extract(text: str) -> dict[str, Any] | str:
+        obj = json_payload(text)
+        if obj is not None and isinstance(obj.get("body"), str):
+            return obj
+        block = last_lean_block(text)
+        if block is None:
+            return "no fenced ```lean block in the answer"
+        got = split_proof_answer(block, node, known)
+        return got if isinstance(got, str) else {"body": got[0], "helpers": got[1]}
+
+    def validate(out: BaseModel) -> list[str]:
+        assert isinstance(out, ProveResult)
+        bad = proof_violations(out.body, out.helpers)
+        if bad or toolchain is None:
+            return bad  # without Lean a clean candidate is taken as is (status: unverified)
+        try:
+            v = tools.verdict(out.body, out.helpers)
+        except HarnessError as err:
+            cannot.append(err.line())
+            return [f"Lean could not check the candidate: {err.line()}"]
+        return [] if accepted(v) else [render_verdict(v)]
+
+    if cfg.role("prove", model).mode == "completion":  # prover models: a Lean file to complete
+        user = ("Complete the following Lean 4 code. The declarations before the last theorem "
+                "are available. Replace the final `sorry` by a proof and answer with the last "
+                "theorem, statement unchanged, in a ```lean4 block.\n\n```lean4\n"
+                + ctx.skeleton + "\n```\n\n" + ctx.informal)
+    else:
+        user = ctx.text + "\n\nProve the node. Keep its statement unchanged."
+    outcome = run_role("prove", user, client=client, cfg=cfg, node=label, model=model,
+                       toolbox=tools, extract=extract, validate=validate)
+    res = AttemptResult(label=label, method="llm", status=outcome.status, reason=outcome.reason,
+                        usage=outcome.transcript.usage, transcript=outcome.transcript,
+                        context_tokens=ctx.tokens, lean_runs=tools.lean_runs)
+    out = outcome.output
+    if outcome.ok and isinstance(out, ProveResult):
+        res.body, res.helpers = out.body, out.helpers
+        if toolchain is None:
+            res.status, res.reason = "unverified", "no Lean toolchain: the candidate is unchecked"
+        else:
+            res.verdict = tools.cache.get((out.body.strip(), out.helpers.strip()))
+            res.status = "proved"
+    elif outcome.status == "failed" and cannot and any(
+            p.startswith("Lean could not check") for p in outcome.problems[:1]):
+        res.status = "cannot_certify"  # the last candidate was not judged, not rejected
+    return res
+
+
+def prove_node(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessConfig,
+               toolchain: Any | None, client: LLMClient | None = None, model: str | None = None,
+               graph: nx.DiGraph | None = None, check: CheckFn | None = None) -> AttemptResult:
+    """The default prover: the LLM if a client is given, else the tactic portfolio."""
+    if client is None:
+        return prove_with_tactics(bp, label, workspace=workspace, cfg=cfg, toolchain=toolchain,
+                                  check=check)
+    return prove_with_llm(bp, label, workspace=workspace, cfg=cfg, client=client,
+                          toolchain=toolchain, model=model, graph=graph, check=check)

@@ -1,0 +1,230 @@
+"""The prove role's tools: check a candidate, show goals at `sorry`, look up statements.
+
+Every Lean run goes through :func:`harness.lean.nodecheck.check_node` (one elaboration of the file
+up to the node, with the candidate in place). Results are cached per (body, helpers), so the final
+``submit`` of an already-checked candidate costs nothing. Acceptance here is only advisory: the
+gate decides what enters the record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from harness.agents.context import statement_text
+from harness.agents.contracts import proof_violations
+from harness.blueprint.lexer import mask
+from harness.blueprint.model import Blueprint
+from harness.errors import CannotCertify, HarnessError
+from harness.lean.verdict import NodeVerdict
+
+MAX_MESSAGES = 12
+MAX_LOOKUP_FILES = 3_000
+_SORRY = re.compile(r"(?<![\w.'])sorry(?![\w'])")
+_SKIP_DIRS = {".lake", ".harness", ".git", "build", "node_modules"}
+_DECL_KW = r"(?:theorem|lemma|def|abbrev|structure|class|instance|inductive)"
+
+CheckFn = Callable[..., NodeVerdict]
+
+
+def accepted(v: NodeVerdict) -> bool:
+    """The candidate itself is complete and clean (sorry inherited from unproved deps is fine)."""
+    return v.accepted_modulo_deps
+
+
+def render_verdict(v: NodeVerdict) -> str:
+    """What the model needs to fix its candidate: status and the messages about the candidate."""
+    if accepted(v):
+        head = "OK: the candidate compiles" + (
+            " (the only sorry is inherited from unproved dependencies)" if v.status == "sorry"
+            else "") + "."
+    else:
+        head = f"FAILED ({v.status})."
+        if v.forbidden_axioms and v.status != "sorry":
+            head += f" Forbidden axioms: {', '.join(v.forbidden_axioms)}."
+    lines = [head]
+    shown = [m for m in v.messages if m.region not in ("context",)]
+    for m in shown[:MAX_MESSAGES]:
+        if m.candidate_line is not None:
+            where = f"{m.region} {m.candidate_line}:{m.candidate_col}"
+        else:
+            where = f"{m.region or 'file'} (file {m.pos.line}:{m.pos.col})"
+        lines.append(f"- {where}: {m.severity}: {m.data.strip()[:1500]}")
+    if len(shown) > MAX_MESSAGES:
+        lines.append(f"- … {len(shown) - MAX_MESSAGES} more messages")
+    return "\n".join(lines)
+
+
+class ProveTools:
+    """Toolbox for one node (see :class:`harness.agents.roles.Toolbox`)."""
+
+    def __init__(self, bp: Blueprint, label: str, *, workspace: Path, toolchain: Any | None,
+                 timeout_s: float = 300.0, check: CheckFn | None = None,
+                 pool: Any | None = None) -> None:
+        self.bp, self.label, self.workspace, self.tc = bp, label, workspace, toolchain
+        self.pool = pool  # a harness.lean.pool.ReplPool: goals straight from the REPL
+        self.timeout_s = timeout_s
+        if check is None:
+            from harness.lean.nodecheck import check_node
+            check = check_node
+        self._check = check
+        self.cache: dict[tuple[str, str], NodeVerdict] = {}
+        self._files: list[Path] | None = None
+        self.lean_runs = 0
+
+    # ---- Lean
+    def verdict(self, body: str, helpers: str = "") -> NodeVerdict:
+        """Check through Lean (cached). Raises CannotCertify (or UsageError without Lean)."""
+        key = (body.strip(), helpers.strip())
+        if key in self.cache:
+            return self.cache[key]
+        if self.tc is None:
+            raise CannotCertify("no Lean toolchain: candidates cannot be checked")
+        self.lean_runs += 1
+        v = self._check(self.tc, self.workspace, self.bp, self.label, key[0], key[1],
+                        timeout_s=self.timeout_s)
+        self.cache[key] = v
+        return v
+
+    def check_candidate(self, body: str, helpers: str = "") -> str:
+        bad = proof_violations(body, helpers)
+        if bad:
+            return "REJECTED before Lean:\n- " + "\n- ".join(bad)
+        try:
+            return render_verdict(self.verdict(body, helpers))
+        except HarnessError as err:
+            return f"Lean could not check the candidate: {err.line()}"
+
+    def goals_at_sorry(self, body: str, helpers: str = "") -> str:
+        """The goal at each `sorry`: from the REPL pool when there is one (it reports goals at
+        sorries directly), else one `check_node` run with each `sorry` preceded by
+        `trace_state` (Lean prints the goal there as an information message)."""
+        if self.pool is not None:
+            got = self._goals_from_repl(body, helpers)
+            if got is not None:
+                return got
+        try:
+            masked = mask(body)
+        except HarnessError as err:
+            return f"error: {err.line()}"
+        spots = [m.start() for m in _SORRY.finditer(masked)]
+        if not spots:
+            return "the body has no `sorry`: use check_candidate"
+        traced = body
+        for s in reversed(spots):
+            traced = traced[:s] + "(trace_state; sorry)" + traced[s + len("sorry"):]
+        try:
+            v = self.verdict(traced, helpers)
+        except HarnessError as err:
+            return f"Lean could not elaborate the body: {err.line()}"
+        goals = [m for m in v.messages if m.region == "body" and m.severity == "information"]
+        errors = [m for m in v.messages if m.region in ("body", "helpers") and m.is_error]
+        out = [f"goal at sorry #{i + 1}:\n{m.data.strip()}" for i, m in enumerate(goals)]
+        out += [f"error {m.candidate_line}:{m.candidate_col}: {m.data.strip()[:800]}"
+                for m in errors[:MAX_MESSAGES]]
+        return "\n\n".join(out) or "Lean printed no goals (the sorry may be in term position)"
+
+    def _goals_from_repl(self, body: str, helpers: str) -> str | None:
+        """None when the REPL cannot answer (the caller falls back to check_node)."""
+        from harness.lean.nodecheck import build_check_text
+
+        bp = self.bp
+        try:
+            check, marks = build_check_text(bp, bp.node(self.label), body, helpers)
+            start = bp.header_span.end
+            code = check[start:marks["end"]]
+            resp = self.pool.command(bp.text[:start], code, timeout_s=self.timeout_s)
+        except Exception:  # noqa: BLE001
+            return None  # the REPL is advisory: any failure means "use the compiler instead"
+        body_line = code.count("\n", 0, marks["body"] - start) + 1
+        goals = [s for s in resp.sorries if s.pos is None or s.pos.line >= body_line]
+        errors = [m for m in resp.messages if m.is_error and m.pos.line >= body_line]
+        out = [f"goal at sorry #{i + 1}:\n{s.goal.strip()}" for i, s in enumerate(goals)]
+        out += [f"error (line {m.pos.line - body_line + 1} of the body): {m.data.strip()[:800]}"
+                for m in errors[:MAX_MESSAGES]]
+        if resp.error:
+            out.append(f"REPL: {resp.error}")
+        return "\n\n".join(out) or "no goals reported (the body may have no `sorry`)"
+
+    # ---- lookup
+    def lookup(self, name: str) -> str:
+        name = name.strip()
+        if not name:
+            return "error: empty name"
+        last = name.split(".")[-1]
+        hits = []
+        for d in self.bp.decls:
+            if name in (d.key, d.name, d.short_name) or (d.name or "").endswith("." + name):
+                hits.append(f"-- in the blueprint{f' [{d.label}]' if d.label else ''}\n"
+                            + statement_text(self.bp, d))
+        if hits:
+            return "\n\n".join(hits[:5])
+        pat = re.compile(rf"(?m)^[ \t]*(?:@\[[^\]]*\][ \t]*\n?[ \t]*)?"
+                         rf"(?:(?:private|protected|noncomputable)\s+)*{_DECL_KW}\s+"
+                         rf"(?:[\w.']*\.)?{re.escape(last)}(?![\w'])")
+        for path in self._lean_files():
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            for m in pat.finditer(text):
+                end = text.find(":=", m.end())
+                stmt = text[m.start(): end if 0 <= end - m.start() < 2000 else m.start() + 400]
+                hits.append(f"-- {path.relative_to(self.workspace)}\n{stmt.strip()}")
+                if len(hits) >= 5:
+                    return "\n\n".join(hits)
+        return "\n\n".join(hits) or (
+            f"`{name}` not found in the blueprint or the workspace sources (library lemmas such as "
+            "Mathlib's are not indexed: try it in check_candidate, e.g. `by exact?`)")
+
+    def _lean_files(self) -> list[Path]:
+        if self._files is None:
+            self._files = self._scan_files()
+        return self._files
+
+    def _scan_files(self) -> list[Path]:
+        out: list[Path] = []
+        for path in sorted(self.workspace.rglob("*.lean")):
+            if _SKIP_DIRS.intersection(path.relative_to(self.workspace).parts):
+                continue
+            out.append(path)
+            if len(out) >= MAX_LOOKUP_FILES:
+                break
+        return out
+
+    # ---- Toolbox protocol
+    def specs(self) -> list[dict[str, Any]]:
+        s = {"type": "string"}
+        return [
+            _spec("check_candidate", "Compile the node with this body (text after `:=`) and "
+                  "optional helper declarations placed before it; returns Lean's messages.",
+                  {"body": s, "helpers": s}, ["body"]),
+            _spec("goals_at_sorry", "Elaborate a body containing `sorry` placeholders and return "
+                  "the goal at each one (never accepted as a proof).",
+                  {"body": s, "helpers": s}, ["body"]),
+            _spec("lookup", "The statement of a declaration in the blueprint or workspace.",
+                  {"name": s}, ["name"]),
+        ]
+
+    def call(self, name: str, args: dict[str, Any]) -> str:
+        if name == "lookup":
+            if not isinstance(args.get("name"), str):
+                return "error: `name` (a string) is required"
+            return self.lookup(args["name"])
+        body, helpers = args.get("body"), args.get("helpers", "") or ""
+        if not isinstance(body, str) or not isinstance(helpers, str):
+            return "error: `body` (a string) is required; `helpers` must be a string"
+        if name == "check_candidate":
+            return self.check_candidate(body, helpers)
+        if name == "goals_at_sorry":
+            return self.goals_at_sorry(body, helpers)
+        return f"error: unknown tool `{name}`"
+
+
+def _spec(name: str, desc: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "function", "function": {
+        "name": name, "description": desc,
+        "parameters": {"type": "object", "properties": props, "required": required,
+                       "additionalProperties": False}}}
