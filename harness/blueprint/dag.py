@@ -14,11 +14,12 @@ statement, its proof, or both.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
 
-from harness.blueprint.deps import DeclDeps, collect
+from harness.blueprint.deps import DeclDeps, Resolver, collect
 from harness.blueprint.model import Blueprint, Decl, Finding, gc_paused
 
 
@@ -35,6 +36,7 @@ class Analysis:
     critical_path: list[str]
     cycles: list[list[str]]
     findings: list[Finding] = field(default_factory=list)
+    own: list[str] = field(default_factory=list)  # this file's keys, in file order
     leaf_set: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -42,6 +44,10 @@ class Analysis:
 
     def decl(self, key: str) -> Decl:
         return self.graph.nodes[key]["decl"]
+
+    def is_external(self, key: str) -> bool:
+        """Declared in an imported blueprint file, not in this one."""
+        return bool(self.graph.nodes[key].get("external"))
 
     def state(self, key: str) -> str:
         """proved | ready (a dynamic leaf) | waiting (complete body, unproved deps) | open"""
@@ -54,20 +60,39 @@ class Analysis:
         return "open"
 
 
-def analyse(bp: Blueprint) -> Analysis:
+def analyse(bp: Blueprint, imports: Sequence[Blueprint] = ()) -> Analysis:
+    """Analyse ``bp``; ``imports`` are the workspace blueprints it imports (see
+    :func:`harness.blueprint.imports.load_imports`). Their declarations become *external*
+    vertices: they resolve references and count for *proved*, but are not this file's work."""
     with gc_paused():
-        return _analyse(bp)
+        return _analyse(bp, list(imports))
 
 
-def _analyse(bp: Blueprint) -> Analysis:
-    deps, dep_findings = collect(bp, bp.masked_text())
+def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
+    resolver = Resolver(*imports, bp)
+    deps: dict[str, DeclDeps] = {}
+    for ext in imports:
+        deps.update(collect(ext, ext.masked_text(), resolver)[0])
+    own_deps, dep_findings = collect(bp, bp.masked_text(), resolver)
+    deps.update(own_deps)
     g = nx.DiGraph()
     order: dict[str, int] = {}
+    own: list[str] = []
+    for ext in imports:
+        for d in ext.decls:
+            if d.key not in g:
+                g.add_node(d.key, decl=d, external=True, file=ext.display_path)
+                order[d.key] = -1_000_000 + len(order)
     for i, d in enumerate(bp.decls):
         if d.key in g:  # duplicate name/label: reported by the parser; keep the first
+            if g.nodes[d.key].get("external"):
+                dep_findings.append(Finding(
+                    "duplicate-label", f"`{d.key}` is also declared in an imported file",
+                    bp.display_path, d.pos, d.label))
             continue
-        g.add_node(d.key, decl=d)
+        g.add_node(d.key, decl=d, external=False)
         order[d.key] = i
+        own.append(d.key)
     for key, dd in deps.items():
         if key not in g:
             continue
@@ -92,6 +117,7 @@ def _analyse(bp: Blueprint) -> Analysis:
             cyc = [u for u, _ in nx.find_cycle(g.subgraph(keys))]
             cycles.append(cyc)
             on_cycle.update(keys)
+    cycles = [c for c in cycles if any(not g.nodes[k]["external"] for k in c)]
     for cyc in sorted(cycles, key=lambda c: order[c[0]]):
         d0: Decl = g.nodes[cyc[0]]["decl"]
         path_text = " -> ".join(cyc + [cyc[0]])
@@ -124,19 +150,20 @@ def _analyse(bp: Blueprint) -> Analysis:
                 if key not in proved:
                     priority[key] = top
 
-    leaves = [k for k in g.nodes
+    own_set = set(own)
+    leaves = [k for k in own
               if k not in proved and k not in on_cycle
               and not g.nodes[k]["decl"].status.is_complete
               and all(p in proved for p in g.predecessors(k))]
     leaves.sort(key=lambda k: (-priority[k], order[k]))
 
-    layers = [sorted((k for c in gen for k in members[c]), key=order.__getitem__)
-              for gen in nx.topological_generations(cond)]
-    targets = [k for k in sorted(g.nodes, key=order.__getitem__) if g.out_degree(k) == 0
-               and g.nodes[k]["decl"].is_node]
+    layers = [layer for layer in (
+        sorted((k for c in gen for k in members[c] if k in own_set), key=order.__getitem__)
+        for gen in nx.topological_generations(cond)) if layer]
+    targets = [k for k in own if g.out_degree(k) == 0 and g.nodes[k]["decl"].is_node]
     critical = _critical_path(g, leaves, priority, proved, order)
     return Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
-                    findings)
+                    findings, own=own)
 
 
 def _critical_path(g: nx.DiGraph, leaves: list[str], priority: dict[str, int],

@@ -35,10 +35,10 @@ def cref_labels(prose: str | None) -> list[str]:
 class Resolver:
     """Maps written names to declaration keys, with Lean's namespace rules."""
 
-    def __init__(self, bp: Blueprint) -> None:
+    def __init__(self, *blueprints: Blueprint) -> None:
         self.by_name: dict[str, Decl] = {}
         self.by_label: dict[str, Decl] = {}
-        for d in bp.decls:
+        for d in (d for bp in blueprints for d in bp.decls):
             if d.name is not None:
                 self.by_name.setdefault(d.name, d)
             if d.blueprint is not None:
@@ -84,9 +84,14 @@ def names_in(masked: str, start: int, end: int) -> list[str]:
     return out
 
 
-def collect(bp: Blueprint, masked: str) -> tuple[dict[str, DeclDeps], list[Finding]]:
-    """Dependencies of every declaration (keyed by ``Decl.key``) and dangling-reference findings."""
-    r = Resolver(bp)
+def collect(bp: Blueprint, masked: str, resolver: Resolver | None = None
+            ) -> tuple[dict[str, DeclDeps], list[Finding]]:
+    """Dependencies of every declaration (keyed by ``Decl.key``) and dangling-reference findings.
+
+    ``resolver`` may also know the declarations of imported blueprint files, so that a
+    `sorry_using`, `uses` or `\\cref` naming a node of an earlier layer file resolves.
+    """
+    r = resolver or Resolver(bp)
     deps: dict[str, DeclDeps] = {}
     findings: list[Finding] = []
     path = bp.display_path
@@ -106,7 +111,7 @@ def collect(bp: Blueprint, masked: str) -> tuple[dict[str, DeclDeps], list[Findi
             hit = r.resolve(name, d)
             if hit is None:
                 findings.append(Finding("dangling-name", f"`sorry_using` names `{name}`, which is "
-                                        "not declared in this file", path,
+                                        "declared neither in this file nor in its imports", path,
                                         bp.pos_of(d.body_span.start), d.label))
             elif hit is not d:
                 dd.proof.add(hit.key)
@@ -135,7 +140,8 @@ def collect(bp: Blueprint, masked: str) -> tuple[dict[str, DeclDeps], list[Findi
                         shown = item.removeprefix("label:")
                         findings.append(Finding(
                             "dangling-use", f"`{fname}` of `{bpa.label}` names `{shown}`, which "
-                            "is not in this file", path, bp.pos_of(bpa.span.start), bpa.label))
+                            "is neither in this file nor in its imports", path,
+                            bp.pos_of(bpa.span.start), bpa.label))
                     elif hit is not d:
                         target.add(hit.key)
             for items, target in ((bpa.uses, dd.statement), (bpa.proof_uses, dd.proof)):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from harness.blueprint import parse_file
 from harness.blueprint.dag import Analysis, analyse
+from harness.blueprint.imports import load_imports
+from harness.workspace import find_workspace
 
 
 def add_file_arg(p: argparse.ArgumentParser) -> None:
@@ -18,8 +20,10 @@ def add_json_arg(p: argparse.ArgumentParser) -> None:
 
 
 def load(path: Path) -> Analysis:
-    """Parse and analyse a blueprint; bad input raises InputError (exit 2)."""
-    return analyse(parse_file(path))
+    """Parse and analyse a blueprint with the workspace blueprints it imports; bad input
+    (in the file or in an imported one) raises InputError (exit 2)."""
+    bp = parse_file(path)
+    return analyse(bp, load_imports(bp, find_workspace(path)))
 
 
 def lean_note(file: Path) -> str | None:

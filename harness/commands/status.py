@@ -35,7 +35,7 @@ def live_state(file) -> dict | None:
 
 def run(args: argparse.Namespace) -> int:
     a = load(args.file)
-    keys = [k for k in a.graph.nodes if args.all or a.decl(k).is_node]
+    keys = [k for k in a.own if args.all or a.decl(k).is_node]
     rows = [node_dict(a, k) for k in keys]
     live = live_state(args.file)
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK

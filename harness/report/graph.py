@@ -18,17 +18,21 @@ W, H, BOX_W, BOX_H = 240, 44, 200, 28
 
 
 def graph_data(a: Analysis) -> dict[str, Any]:
-    pos: dict[str, tuple[int, int]] = {}
+    own = set(a.own)
+    # imported nodes this file uses directly get a column of their own, on the left
+    external = sorted({u for v in a.own for u in a.graph.predecessors(v) if u not in own})
+    shift = 1 if external else 0
+    pos: dict[str, tuple[int, int]] = {k: (0, y) for y, k in enumerate(external)}
     for x, layer in enumerate(a.layers):
         for y, key in enumerate(layer):
-            pos[key] = (x, y)
+            pos[key] = (x + shift, y)
     nodes = []
-    for key in a.graph.nodes:
+    for key in [*external, *a.own]:
         n = node_dict(a, key)
         n["x"], n["y"] = pos[key]
         nodes.append(n)
     edges = [{"source": u, "target": v, "kinds": sorted(d["kinds"])}
-             for u, v, d in a.graph.edges(data=True)]
+             for u, v, d in a.graph.edges(data=True) if u in pos and v in own]
     return {"file": a.blueprint.display_path, "counts": counts(a), "nodes": nodes, "edges": edges}
 
 
@@ -58,10 +62,12 @@ def render_svg(data: dict[str, Any], *, standalone: bool = True) -> str:
         colour = COLOURS.get(n["state"], "#999")
         tip = html.escape(_tooltip(n))
         label = html.escape(key if len(key) <= 28 else key[:27] + "…")
+        dashed = ' stroke-dasharray="3,2" opacity="0.75"' if n.get("external") else ""
         out.append(f'<g class="node" data-key="{html.escape(key)}" data-state="{n["state"]}">'
                    f'<title>{tip}</title>'
                    f'<rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="6" '
-                   f'fill="{colour}" stroke="#333" stroke-width="{1 if n["is_node"] else 0.5}"/>'
+                   f'fill="{colour}" stroke="#333" stroke-width="{1 if n["is_node"] else 0.5}"'
+                   f'{dashed}/>'
                    f'<text x="{x + 8}" y="{y + 18}" fill="#fff">{label}</text></g>')
     out.append("</svg>")
     return "\n".join(out)

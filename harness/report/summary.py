@@ -35,15 +35,24 @@ def node_dict(a: Analysis, key: str) -> dict[str, Any]:
         "statement": bpa.statement if bpa else None,
         "proof": bpa.proof if bpa else None,
         "is_node": d.is_node,
+        "external": a.is_external(key),
+        "file": str(d_file) if (d_file := _file_of(a, key)) else None,
     }
 
 
+def _file_of(a: Analysis, key: str):
+    return None if not a.is_external(key) else a.graph.nodes[key].get("file")
+
+
 def counts(a: Analysis) -> dict[str, Any]:
-    states = Counter(a.state(k) for k in a.graph.nodes)
-    bodies = Counter(a.decl(k).status.value for k in a.graph.nodes)
-    nodes = sum(1 for k in a.graph.nodes if a.decl(k).is_node)
-    return {"declarations": a.graph.number_of_nodes(), "nodes": nodes,
-            "context": a.graph.number_of_nodes() - nodes, "edges": a.graph.number_of_edges(),
+    """Counts over this file's declarations (imported ones are not this file's work)."""
+    states = Counter(a.state(k) for k in a.own)
+    bodies = Counter(a.decl(k).status.value for k in a.own)
+    nodes = sum(1 for k in a.own if a.decl(k).is_node)
+    own = set(a.own)
+    edges = sum(1 for _, v in a.graph.edges if v in own)
+    return {"declarations": len(a.own), "nodes": nodes, "context": len(a.own) - nodes,
+            "edges": edges, "imported": a.graph.number_of_nodes() - len(a.own),
             "by_state": dict(states), "by_body": dict(bodies)}
 
 
