@@ -80,7 +80,7 @@ def parse_blueprint(p: _Parser, start: int, end: int, attr_span: Span) -> Bluepr
         if close > end:
             raise p.error(i, "unterminated `blueprint` attribute field")
         name = fm.group(1)
-        v_start = p.skip_ws_text(fm.end(), close - 1)
+        v_start = p.skip_trivia(fm.end(), close - 1)
         v_end = p.trim_end_text(v_start, close - 1)
         raw = text[v_start:v_end]
         if name in attr.fields:

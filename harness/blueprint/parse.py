@@ -116,6 +116,15 @@ class _Parser:
             return self.doc_starts[k]
         return j
 
+    def skip_trivia(self, i: int, end: int) -> int:
+        """Skip whitespace and ordinary comments; stop at code, a literal or a doc comment."""
+        while True:
+            i = self.skip_ws_text(i, end)
+            r = self.region_at.get(i)
+            if r is None or r.kind not in ("line_comment", "block_comment"):
+                return i
+            i = min(r.end, end)
+
     def skip_ws_text(self, i: int, end: int) -> int:
         """Like :meth:`skip_ws` but on the real text (does not jump over comments/literals)."""
         return min(_WS.match(self.text, i).end(), end)
@@ -289,6 +298,9 @@ class _Parser:
         elif kw in ("open", "variable", "variables", "universe", "universes", "set_option"):
             self.record_scope(kw, at, span_end)
         kind = KIND_OF.get(kw, CommandKind.OTHER)
+        if head["attrs"] and kind != CommandKind.OTHER:
+            self.finding("misplaced-attribute", head["attrs"][0][0],
+                         f"attribute before `{kw}`, which is not a declaration")
         return Command(kind, kw, span, pos)
 
     # -- scopes ----------------------------------------------------------------------------

@@ -469,3 +469,20 @@ def test_malformed_input_is_one_located_error(src, where, what):
     assert (err.lineno, err.col) == where, err.line()
     assert what in err.message
     assert err.line().startswith(f"bad.lean:{where[0]}:{where[1]}: ")
+
+
+def test_comment_before_a_field_value():
+    d = node('''
+        @[blueprint "a" (statement := /- note -/ /-- the statement -/) (title := -- t
+            "T")]
+        theorem a : True := trivial
+    ''')
+    assert d.blueprint.statement == "the statement" and d.blueprint.title == "T"
+
+
+def test_attribute_before_a_non_declaration_is_a_finding():
+    bp = P('''
+        @[simp] variable (x : Nat)
+        @[inherit_doc] notation "ℕ'" => Nat
+    ''')
+    assert [f.code for f in bp.findings] == ["misplaced-attribute"]

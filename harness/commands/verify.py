@@ -1,0 +1,104 @@
+"""`harness verify FILE --lock LOCK [--base REV] [--allow LABEL…] [--static-only] [--json]`
+
+The trust gate (docs/trust.md). Checks the file against its statement lock, scans it for forbidden
+constructs, with ``--base`` checks that only the ``--allow``ed nodes' bodies (and new helper
+lemmas directly before them) changed since git revision REV, and with a Lean toolchain compiles
+the whole file and audits the axioms of every declaration that claims to be complete.
+
+Exit codes: 0 pass; 1 rejected (each failure as FILE:LINE:COL with its check and node);
+2 usage or input error (including a corrupt or foreign lock file); 3 cannot certify (no Lean and
+no ``--static-only``, or Lean timed out or crashed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from rich.markup import escape
+
+from harness.blueprint import parse_file
+from harness.errors import UsageError
+from harness.gate.lock import load_lock
+from harness.gate.verify import GateReport, verify
+from harness.lean.run import DEFAULT_TIMEOUT_S
+from harness.lean.toolchain import find_toolchain, lean_available
+from harness.report.output import console, emit_json, err_console
+from harness.workspace import find_workspace
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify", help="the trust gate: lock, forbidden constructs, scope, Lean",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", type=Path, help="blueprint Lean file")
+    p.add_argument("--lock", type=Path, required=True, metavar="LOCK", help="statement lock file")
+    p.add_argument("--base", metavar="REV", help="git revision the change is relative to")
+    p.add_argument("--allow", action="extend", nargs="+", default=[], metavar="LABEL",
+                   help="nodes whose bodies may change (needs --base)")
+    p.add_argument("--static-only", action="store_true",
+                   help="skip the Lean compile; pass (exit 0) on the static checks alone")
+    p.add_argument("--json", action="store_true", help="machine-readable report on stdout")
+    p.add_argument("--lake", metavar="PATH", help="lake executable (else HARNESS_LAKE, PATH, "
+                   "~/.elan/bin)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"wall-clock limit for the Lean run (default {DEFAULT_TIMEOUT_S:g})")
+    p.set_defaults(func=run)
+
+
+def read_base(file: Path, rev: str) -> str:
+    """The file's content at git revision ``rev`` (the command runs inside the repository)."""
+    try:
+        import git
+    except ImportError as err:  # gitpython present but no usable `git` executable
+        raise UsageError(f"--base {rev}: git is not available ({str(err).splitlines()[0]})") from None
+    try:
+        repo = git.Repo(file.resolve().parent, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise UsageError(f"--base {rev}: {file} is not inside a git repository") from None
+    try:
+        rel = file.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
+        return repo.git.show(f"{rev}:{rel}", strip_newline_in_stdout=False)
+    except git.GitCommandError as err:
+        detail = (err.stderr or "").strip().splitlines()
+        raise UsageError(f"--base {rev}: cannot read {file} at that revision"
+                         f"{': ' + detail[-1].removeprefix('stderr: ') if detail else ''}") from None
+    finally:
+        repo.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    if args.allow and not args.base:
+        raise UsageError("--allow needs --base REV")
+    bp = parse_file(args.file)  # InputError (exit 2) for a missing or malformed file
+    lock = load_lock(args.lock)  # InputError (exit 2) for a corrupt or foreign lock
+    base_text = read_base(args.file, args.base) if args.base else None
+    lean = None
+    workspace = find_workspace(args.file)
+    if not args.static_only and (args.lake or os.environ.get("HARNESS_LAKE")
+                                 or lean_available(None)):
+        lean = find_toolchain(workspace, args.lake)
+        for w in lean.warnings:
+            err_console().print(f"warning: {escape(w)}")
+    report = verify(bp.text, args.file, lock, base_text=base_text, allow=set(args.allow),
+                    lean=lean, static_only=args.static_only, workspace=workspace,
+                    timeout_s=args.timeout)
+    if args.json:
+        emit_json(report)
+    else:
+        _print(report)
+    return report.exit_code
+
+
+def _print(r: GateReport) -> None:
+    out, err = console(), err_console()
+    for f in r.failures:
+        err.print(escape(f.render()))
+    for ch in r.informal_changes:
+        err.print(escape(f"{ch.path}:{ch.line}:{ch.col}: [informal] {ch.key}: {ch.message}"))
+    verdict = {0: "[green]PASS[/]", 1: "[red]REJECTED[/]", 3: "[yellow]CANNOT CERTIFY[/]"}
+    out.print(f"{verdict.get(r.exit_code, r.exit_code)} {escape(r.path)}: "
+              f"{len(r.failures)} failure(s); checks: {', '.join(r.checks)}; "
+              f"Lean: {r.lean_status}" + (f" ({escape(r.lean_detail)})" if r.lean_detail else ""))

@@ -1,0 +1,106 @@
+"""Step 4 of the gate: the ground-truth compile of the whole (merged) file.
+
+One `lake env lean --json` run through :func:`harness.lean.verdict.check_file`, with a
+`#print axioms` line per declaration that claims to be complete. It passes only if Lean reports no
+error anywhere, no `sorry` in a claimed-complete declaration (a `sorryAx` inherited only from
+declarations that are still placeholders is fine: that node is proved *relative to* them), and
+axioms within ``propext``/``Classical.choice``/``Quot.sound``. Timeout, memory cap, crash or a
+missing axiom report is "cannot certify" (exit 3) — never a pass.
+
+``lean`` is a :class:`harness.lean.toolchain.Toolchain` or any callable
+``(bp, labels) -> FileVerdict`` (the orchestrator may pass a pre-bound runner).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Union
+
+from harness.blueprint.model import Blueprint
+from harness.errors import CannotCertify
+from harness.lean.toolchain import Toolchain
+from harness.lean.verdict import FileVerdict, LocatedMessage, check_file
+from harness.workspace import find_workspace
+
+LeanRunner = Callable[[Blueprint, list[str]], FileVerdict]
+LeanHandle = Union[Toolchain, LeanRunner]
+
+
+@dataclass(slots=True)
+class LeanProblem:
+    key: str | None
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(slots=True)
+class LeanOutcome:
+    status: str  # "passed" | "failed" | "cannot certify"
+    problems: list[LeanProblem] = field(default_factory=list)
+    detail: str | None = None
+    lean_version: str | None = None
+
+
+def _runner(lean: LeanHandle, workspace: Path | None, timeout_s: float | None) -> LeanRunner:
+    if isinstance(lean, Toolchain):
+        def run(bp: Blueprint, labels: list[str]) -> FileVerdict:
+            ws = workspace or find_workspace(bp.path or Path.cwd())
+            kwargs = {"timeout_s": timeout_s} if timeout_s else {}
+            return check_file(lean, ws, bp, labels=labels, **kwargs)
+        return run
+    return lean
+
+
+def _msg_problem(m: LocatedMessage, key: str | None) -> LeanProblem:
+    first = (m.data.strip().splitlines() or [""])[0]
+    return LeanProblem(key, m.pos.line, m.pos.col, first)
+
+
+def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
+             workspace: Path | None = None, timeout_s: float | None = None) -> LeanOutcome:
+    """Compile ``bp`` and judge the declarations whose keys are in ``claimed``."""
+    try:
+        verdict = _runner(lean, workspace, timeout_s)(bp, claimed)
+    except CannotCertify as err:
+        return LeanOutcome("cannot certify", detail=err.line())
+    except OSError as err:  # could not even start Lean
+        return LeanOutcome("cannot certify", detail=f"could not run Lean: {err}")
+    problems: list[LeanProblem] = []
+    for m in verdict.file_errors:
+        problems.append(_msg_problem(m, None))
+    wanted = set(claimed)
+    seen: set[str] = set()
+    for node in verdict.nodes:
+        if node.key not in wanted:
+            continue
+        seen.add(node.key)
+        d = bp.by_key(node.key)
+        if node.status == "proved" or node.accepted_modulo_deps:
+            continue
+        if node.status == "error":
+            errs = [m for m in node.messages if m.is_error]
+            if errs:
+                problems += [_msg_problem(m, node.key) for m in errs]
+            else:
+                problems.append(LeanProblem(node.key, d.pos.line, d.pos.col,
+                                            node.first_error or "Lean reported an error"))
+        elif node.status == "sorry":
+            problems.append(LeanProblem(node.key, d.name_pos.line, d.name_pos.col,
+                                        "declaration uses `sorry` but claims to be complete"
+                                        + (f" (axioms: {', '.join(node.axioms)})"
+                                           if node.axioms else "")))
+        elif node.status == "axioms":
+            problems.append(LeanProblem(node.key, d.pos.line, d.pos.col,
+                                        "depends on axioms outside the allowlist: "
+                                        + ", ".join(node.forbidden_axioms)))
+        else:
+            return LeanOutcome("cannot certify", detail=f"{bp.display_path}:{d.pos.line}:"
+                               f"{d.pos.col}: no axiom report for {node.key}")
+    missing = wanted - seen
+    if missing:
+        return LeanOutcome("cannot certify",
+                           detail=f"Lean verdict lacks {', '.join(sorted(missing))}")
+    return LeanOutcome("failed" if problems else "passed", problems,
+                       lean_version=verdict.lean_version)

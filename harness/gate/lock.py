@@ -1,0 +1,172 @@
+"""The statement lock: what every declaration of a blueprint says, frozen in a versioned JSON file.
+
+API (stable; the orchestrator and the prove agent call it)::
+
+    make_lock(bp, *, elaborated=None, source=None) -> Lock
+    Lock.save(path)            # atomic: temp file + fsync + rename + directory fsync
+    load_lock(path) -> Lock    # InputError (CLI exit 2) on a missing, corrupt, foreign or
+                               # wrong-version file: a bad lock is never a pass
+
+One entry per named declaration (blueprint nodes *and* context declarations: an unannotated
+`def` is as much part of a statement's meaning as a node). Anonymous instances are keyed by a
+digest of their statement; `example`s add nothing to the environment and are not locked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness import __version__
+from harness.blueprint.model import Blueprint, DeclKind
+from harness.errors import InputError
+from harness.gate import fingerprint as fp
+from harness.gate.environment import blueprint_imports, environment
+from harness.gate.forbidden import claims_proved, counts, lock_key, scan
+from harness.gate.tokens import divergence, lex
+
+SCHEMA = "slt-harness/statement-lock"
+VERSION = 1
+
+
+class LockEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    label: str | None = None
+    name: str | None = None
+    kind: str
+    line: int  # where it was at lock time (for messages only)
+    statement: str  # fingerprint of the normalised statement (keyword … signature)
+    definition: str | None = None  # whole declaration, body included (definition kinds)
+    context: str  # namespace/open/variable/universe/options and other commands in force
+    informal: str | None = None  # the blueprint `statement := /-- … -/` text
+    elaborated: str | None = None  # hash of the elaborated type (only with a real Lean)
+    claims_proved: bool = False
+
+
+class Lock(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: Literal["slt-harness/statement-lock"] = Field(alias="schema")
+    version: Literal[1]
+    tool: str
+    source: str | None = None
+    header: str
+    elaborated: bool = False  # True when entries carry elaborated-type hashes
+    entries: list[LockEntry]
+    forbidden: dict[str, int] = {}  # "rule|owner" -> occurrences present at lock time
+    environment: dict[str, str] = {}  # lakefile, toolchain, manifest, imported project modules
+    contexts: dict[str, list[str]] = {}  # context fingerprint -> its commands (for messages)
+
+    def entry(self, key: str) -> LockEntry | None:
+        for e in self.entries:
+            if e.key == key:
+                return e
+        return None
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json", by_alias=True), indent=2,
+                          ensure_ascii=False, sort_keys=False) + "\n"
+
+    def save(self, path: str | Path) -> None:
+        """Atomic write: a reader sees the old lock or the new one, never half of one."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(self.to_json())
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        try:
+            dfd = os.open(p.parent, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def make_lock(bp: Blueprint, *, elaborated: dict[str, str] | None = None,
+              source: str | None = None) -> Lock:
+    """Fingerprint every declaration of ``bp``. ``elaborated`` maps lock keys (or Lean names) to a
+    hash of the elaborated type, when a real Lean produced them; without it the lock says so."""
+    lexed = lex(bp.text)
+    div = divergence(bp.text, lexed)  # a file the gate could never pass is not worth locking
+    if div is not None:
+        p = bp.pos_of(div[0])
+        raise InputError(bp.display_path, p.line, p.col, div[1])
+    norm = fp.Normaliser(bp.text, lexed)
+    ctx = fp.Contexts(norm, bp)
+    entries: list[LockEntry] = []
+    contexts: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for d in bp.decls:
+        if d.kind == DeclKind.EXAMPLE:
+            continue
+        key = lock_key(d, norm)
+        if key in seen:  # duplicate label/name: the parser reported it; lock the first
+            continue
+        seen.add(key)
+        elab = None
+        if elaborated:
+            elab = elaborated.get(key) or (elaborated.get(d.name) if d.name else None)
+        context = ctx.fp(d)
+        contexts.setdefault(context, ctx.lines(d))
+        entries.append(LockEntry(
+            key=key, label=d.label, name=d.name, kind=d.kind.value, line=d.pos.line,
+            statement=fp.statement_fp(norm, d),
+            definition=fp.definition_fp(norm, d) if d.kind.is_definition else None,
+            context=context, informal=fp.informal_fp(d), elaborated=elab,
+            claims_proved=claims_proved(d, norm)))
+    return Lock(schema=SCHEMA, version=VERSION, tool=f"harness {__version__}",
+                source=source or (str(bp.path) if bp.path else None),
+                header=fp.header_fp(norm, bp), elaborated=bool(elaborated), entries=entries,
+                forbidden=counts(scan(bp, lexed, norm)),
+                environment=environment(bp.path, blueprint_imports(bp)), contexts=contexts)
+
+
+def load_lock(path: str | Path) -> Lock:
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(p, 1, 0, "no such lock file") from None
+    except IsADirectoryError:
+        raise InputError(p, 1, 0, "is a directory, not a lock file") from None
+    except OSError as err:
+        raise InputError(p, 1, 0, f"cannot read lock file: {err.strerror or err}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(p, 1, 0, "lock file is not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise InputError(p, err.lineno, err.colno - 1, f"corrupt lock file: {err.msg}") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise InputError(p, 1, 0, f"not a statement lock (schema {found!r}, expected {SCHEMA!r})")
+    if data.get("version") != VERSION:
+        raise InputError(p, 1, 0, f"statement lock version {data.get('version')!r} is not "
+                         f"supported (this harness reads version {VERSION}); re-run "
+                         "`harness lock`")
+    try:
+        lock = Lock.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        raise InputError(p, 1, 0, f"corrupt statement lock: {where}: {first.get('msg')}") from None
+    keys = [e.key for e in lock.entries]
+    if len(keys) != len(set(keys)):
+        raise InputError(p, 1, 0, "corrupt statement lock: duplicate entry keys")
+    return lock

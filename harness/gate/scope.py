@@ -1,0 +1,166 @@
+"""Diff discipline against a base: only the allowed nodes' bodies change, plus new helper lemmas
+inserted directly before an allowed node.
+
+Commands are compared by normal form (:mod:`harness.gate.fingerprint`), so whitespace, CRLF and
+comment edits are not changes; blueprint attribute fields (doc-comment values the normal form does
+not see) are compared as text. An allowed node may change its body and its informal `proof`
+field, nothing else. A helper is a new, complete (`sorry`-free) `theorem`/`lemma` with a fresh name
+and fresh label, at most the `simp` attribute, inserted in the contiguous block right before an
+allowed node. Everything else — a deleted, moved or edited command, a new `def`/`instance`, a
+helper far from its node — is out of scope.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from harness.blueprint.model import Blueprint, Command, Decl, DeclKind
+from harness.errors import UsageError
+from harness.gate.fingerprint import Normaliser
+from harness.gate.forbidden import claims_proved
+
+HELPER_KINDS = (DeclKind.THEOREM, DeclKind.LEMMA)
+HELPER_ATTRS = frozenset({"simp"})
+HELPER_MODIFIERS = frozenset({"private", "protected"})
+_SORRY = frozenset({"sorry", "admit", "sorry_using", "sorryAx"})
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeProblem:
+    offset: int  # in the new text
+    key: str | None
+    message: str
+
+
+def resolve_allowed(base: Blueprint, allow: set[str]) -> set[str]:
+    """Allowed labels or Lean names -> base declaration keys (UsageError for unknown ones)."""
+    keys: set[str] = set()
+    for a in allow:
+        hit = [d for d in base.decls if d.key == a or d.name == a or d.short_name == a]
+        if not hit:
+            raise UsageError(f"--allow {a}: no such node in the base blueprint")
+        keys.add(hit[0].key)
+    return keys
+
+
+def _fields(d: Decl, drop: frozenset[str] = frozenset()) -> tuple:
+    if d.blueprint is None:
+        return ()
+    return tuple(sorted((k, " ".join(v.split())) for k, v in d.blueprint.fields.items()
+                        if k not in drop))
+
+
+class _Side:
+    def __init__(self, bp: Blueprint, norm: Normaliser, allowed: set[str]) -> None:
+        self.bp, self.norm, self.allowed = bp, norm, allowed
+        self.sigs = [self.sig(c) for c in bp.commands]
+
+    def sig(self, c: Command) -> tuple:
+        d = c.decl
+        if d is not None and d.key in self.allowed:
+            return ("allowed", d.key)
+        return ("cmd", self.norm.span(c.span), _fields(d) if d else ())
+
+
+def check_scope(base: Blueprint, base_norm: Normaliser, new: Blueprint, new_norm: Normaliser,
+                allowed: set[str]) -> list[ScopeProblem]:
+    """``allowed`` holds base keys (see :func:`resolve_allowed`)."""
+    b = _Side(base, base_norm, allowed)
+    n = _Side(new, new_norm, allowed)
+    problems: list[ScopeProblem] = []
+    base_names = {d.name for d in base.decls if d.name}
+    base_labels = {d.label for d in base.decls if d.label}
+    new_names_seen: set[str] = set()
+    matched_allowed: set[str] = set()
+    ops = SequenceMatcher(None, b.sigs, n.sigs, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            for i, j in zip(range(i1, i2), range(j1, j2)):
+                bd, nd = base.commands[i].decl, new.commands[j].decl
+                if bd is not None and nd is not None and bd.key in allowed:
+                    matched_allowed.add(bd.key)
+                    problems += _allowed_node(bd, base_norm, nd, new_norm)
+            continue
+        anchor = base.commands[i1] if i1 < len(base.commands) else None
+        helpers_ok = (tag == "insert" and anchor is not None and anchor.decl is not None
+                      and anchor.decl.key in allowed)
+        for j in range(j1, j2):
+            c = new.commands[j]
+            if helpers_ok:
+                problems += _helper(c, new_norm, base_names, base_labels, new_names_seen,
+                                    anchor.decl.key)  # type: ignore[union-attr]
+            else:
+                what = _describe(c)
+                problems.append(ScopeProblem(c.span.start, c.decl.key if c.decl else None,
+                                             f"{what} is outside the allowed nodes "
+                                             "(new or changed; helpers go directly before an "
+                                             "allowed node)"))
+        if tag in ("delete", "replace"):
+            at = new.commands[j1].span.start if j1 < len(new.commands) else len(new.text)
+            for i in range(i1, i2):
+                c = base.commands[i]
+                if tag == "replace" and i - i1 < j2 - j1:
+                    continue  # reported as changed above
+                line = base.pos_of(c.span.start).line
+                problems.append(ScopeProblem(at, c.decl.key if c.decl else None,
+                                             f"{_describe(c)} (base line {line}) was removed"))
+    for key in sorted(allowed - matched_allowed):
+        problems.append(ScopeProblem(0, key, f"allowed node `{key}` is missing or moved"))
+    return problems
+
+
+def _describe(c: Command) -> str:
+    if c.decl is not None:
+        d = c.decl
+        return f"`{d.kind.value} {d.name or d.key}`"
+    return f"`{c.keyword}` command"
+
+
+def _allowed_node(bd: Decl, bn: Normaliser, nd: Decl, nn: Normaliser) -> list[ScopeProblem]:
+    out = []
+    before_b = bn.normal(bd.span.start, bd.body_span.start)
+    before_n = nn.normal(nd.span.start, nd.body_span.start)
+    if before_b != before_n or bd.body_sep != nd.body_sep:
+        out.append(ScopeProblem(nd.span.start, nd.key, "only the body of an allowed node may "
+                                "change (its attributes, modifiers or statement changed)"))
+    if _fields(bd, frozenset({"proof"})) != _fields(nd, frozenset({"proof"})):
+        out.append(ScopeProblem(nd.blueprint.span.start if nd.blueprint else nd.span.start, nd.key,
+                                "blueprint fields other than `proof` changed"))
+    return out
+
+
+def _helper(c: Command, norm: Normaliser, base_names: set[str], base_labels: set[str],
+            seen: set[str], anchor: str) -> list[ScopeProblem]:
+    d = c.decl
+    at = c.span.start
+    if d is None:
+        return [ScopeProblem(at, None, f"`{c.keyword}` command inserted before `{anchor}`: only "
+                             "helper lemmas may be added")]
+    out = []
+    if d.kind not in HELPER_KINDS:
+        out.append(ScopeProblem(at, d.key, f"helper `{d.name or d.key}` is a `{d.kind.value}`: "
+                                "helpers must be theorems or lemmas"))
+    if not d.name:
+        out.append(ScopeProblem(at, d.key, "helper has no name"))
+    elif d.name in base_names or d.name in seen:
+        out.append(ScopeProblem(at, d.key, f"helper name `{d.name}` is already declared"))
+    if d.name:
+        seen.add(d.name)
+    if d.label is not None and (d.label in base_labels or d.label in seen):
+        out.append(ScopeProblem(at, d.key, f"helper reuses the label `{d.label}`"))
+    if d.label:
+        seen.add(d.label)
+    has_sorry = any(t.value in _SORRY or t.value.endswith(".sorryAx")
+                    for t in norm.tokens(d.body_span.start, d.span.end) if t.kind == "ident")
+    if not claims_proved(d, norm) or has_sorry or not d.status.is_complete:
+        out.append(ScopeProblem(at, d.key, f"helper `{d.name or d.key}` must be complete "
+                                "(no sorry/admit)"))
+    bad_attrs = [a for a in d.attributes if (a.split() or [""])[0] not in HELPER_ATTRS]
+    if bad_attrs:
+        out.append(ScopeProblem(at, d.key, f"helper attribute(s) {', '.join(bad_attrs)} not "
+                                "allowed (only `simp`)"))
+    bad_mods = [m for m in d.modifiers if m not in HELPER_MODIFIERS]
+    if bad_mods:
+        out.append(ScopeProblem(at, d.key, f"helper modifier(s) {', '.join(bad_mods)} not allowed"))
+    return out

@@ -1,0 +1,287 @@
+"""The trust gate: nothing enters the record unless :func:`verify` passes it.
+
+API (stable; the orchestrator calls it before anything is merged)::
+
+    verify(text, path, lock, *, base_text=None, allow=None, lean=None, static_only=False,
+           workspace=None, timeout_s=None) -> GateReport
+
+Checks, in order (each failure carries its check, node key and ``FILE:LINE:COL``):
+
+1. ``lexer``     the gate's Lean-faithful lexer and the parser's agree on comments/literals;
+2. ``lock``      every locked declaration still exists with the same statement, definition
+                 (body included) and context fingerprints, in the same order; header unchanged;
+                 no new declaration shadows a name a locked statement uses; no duplicates.
+                 Informal-statement edits are listed in ``informal_changes`` (not failures);
+3. ``forbidden`` no forbidden token (docs/trust.md) beyond what the lock already had;
+4. ``scope``     with ``base_text``: only the ``allow``ed nodes' bodies changed, plus new helper
+                 lemmas directly before them (:mod:`harness.gate.scope`);
+5. ``lean``      with ``lean``: the whole file compiles, claimed-complete declarations are
+                 sorry-free and use only the standard axioms (:mod:`harness.gate.leanstep`).
+
+``GateReport.exit_code``: 0 pass, 1 fail, 3 cannot certify (no Lean and not ``static_only``,
+or Lean timed out/crashed). Unparseable text raises :class:`harness.errors.InputError` (exit 2);
+an unknown ``allow`` entry raises :class:`harness.errors.UsageError`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, computed_field
+
+from harness.blueprint.model import Blueprint, DeclKind
+from harness.blueprint.parse import parse_text
+from harness.errors import UsageError
+from harness.gate import fingerprint as fp
+from harness.gate.environment import blueprint_imports, compare, environment
+from harness.gate.forbidden import _last, claims_proved, lock_key, scan
+from harness.gate.leanstep import LeanHandle, run_lean
+from harness.gate.lock import Lock
+from harness.gate.scope import check_scope, resolve_allowed
+from harness.gate.tokens import divergence, lex
+
+LeanStatus = Literal["passed", "failed", "not run", "cannot certify"]
+
+
+class GateFailure(BaseModel):
+    check: str  # lexer | lock | forbidden | scope | lean
+    rule: str | None = None  # forbidden-rule id (docs/trust.md)
+    key: str | None = None  # node label or Lean name
+    path: str
+    line: int
+    col: int
+    message: str
+
+    def render(self) -> str:
+        who = f" {self.key}:" if self.key else ""
+        return f"{self.path}:{self.line}:{self.col}: [{self.check}]{who} {self.message}"
+
+
+class InformalChange(BaseModel):
+    key: str
+    path: str
+    line: int
+    col: int
+    message: str
+
+
+class GateReport(BaseModel):
+    path: str
+    passed: bool
+    certified: bool
+    static_only: bool
+    lean_status: LeanStatus
+    lean_detail: str | None = None
+    failures: list[GateFailure] = []
+    informal_changes: list[InformalChange] = []
+    checks: list[str] = []  # the checks that ran
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def exit_code(self) -> int:
+        if self.failures:
+            return 1
+        if self.lean_status == "cannot certify" or (not self.certified and not self.static_only):
+            return 3
+        return 0
+
+
+class _Ctx:
+    def __init__(self, bp: Blueprint, path: str) -> None:
+        self.bp = bp
+        self.path = path
+        self.failures: list[GateFailure] = []
+
+    def fail(self, check: str, offset: int, message: str, key: str | None = None,
+             rule: str | None = None) -> None:
+        p = self.bp.pos_of(offset)
+        self.failures.append(GateFailure(check=check, rule=rule, key=key, path=self.path,
+                                         line=p.line, col=p.col, message=message))
+
+
+def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | None = None,
+           allow: set[str] | None = None, lean: LeanHandle | None = None,
+           static_only: bool = False, workspace: Path | None = None,
+           timeout_s: float | None = None) -> GateReport:
+    if allow and base_text is None:
+        raise UsageError("--allow needs --base (the allowed nodes are relative to a base)")
+    bp = parse_text(text, path)
+    shown = bp.display_path
+    ctx = _Ctx(bp, shown)
+    checks = ["lexer", "lock", "forbidden"]
+    lexed = lex(text)
+    div = divergence(text, lexed)
+    if div is not None:
+        ctx.fail("lexer", div[0], div[1])
+    if lexed.error is not None:  # no reliable tokens: nothing else can be judged
+        return _report(ctx, checks, "not run", "lexical error", static_only)
+    norm = fp.Normaliser(text, lexed)
+    informal = _check_lock(ctx, lock, norm)
+    _check_forbidden(ctx, lock, lexed, norm)
+    if base_text is not None:
+        checks.append("scope")
+        base = parse_text(base_text, path)
+        base_lexed = lex(base_text)
+        if base_lexed.error is not None:
+            p = base.pos_of(base_lexed.error[0])
+            ctx.fail("scope", 0, f"base revision does not lex ({p}: {base_lexed.error[1]})")
+        else:
+            keys = resolve_allowed(base, allow or set())
+            for pr in check_scope(base, fp.Normaliser(base_text, base_lexed), bp, norm, keys):
+                ctx.fail("scope", pr.offset, pr.message, pr.key)
+    report = _report(ctx, checks, "not run", None, static_only)
+    report.informal_changes = informal
+    if ctx.failures or static_only:
+        if ctx.failures:
+            report.lean_detail = "skipped: static checks failed"
+        return report
+    if lean is None:
+        report.lean_detail = "no Lean toolchain: the compile and axiom checks did not run"
+        return report
+    report.checks.append("lean")
+    claimed = list(dict.fromkeys(d.key for d in bp.decls if d.name and d.kind != DeclKind.AXIOM
+                                 and claims_proved(d, norm)))
+    outcome = run_lean(bp, claimed, lean, workspace=workspace, timeout_s=timeout_s)
+    for pr in outcome.problems:
+        ctx.failures.append(GateFailure(check="lean", key=pr.key, path=shown, line=pr.line,
+                                        col=pr.col, message=pr.message))
+    report.failures = ctx.failures
+    report.lean_status = outcome.status  # type: ignore[assignment]
+    report.lean_detail = outcome.detail
+    report.certified = outcome.status == "passed"
+    report.passed = report.certified
+    return report
+
+
+def _report(ctx: _Ctx, checks: list[str], lean_status: LeanStatus, detail: str | None,
+            static_only: bool) -> GateReport:
+    ok = not ctx.failures
+    return GateReport(path=ctx.path, passed=ok and static_only, certified=False,
+                      static_only=static_only, lean_status=lean_status, lean_detail=detail,
+                      failures=ctx.failures, checks=list(checks))
+
+
+# ----------------------------------------------------------------------------- 1. the lock
+
+def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser) -> list[InformalChange]:
+    bp = ctx.bp
+    contexts = fp.Contexts(norm, bp)
+    informal: list[InformalChange] = []
+    if fp.header_fp(norm, bp) != lock.header:
+        ctx.fail("lock", bp.header_span.start, "file header changed (imports or options)")
+    if lock.environment:
+        now = environment(bp.path, blueprint_imports(bp))
+        for msg in compare(lock.environment, now):
+            ctx.fail("lock", 0, f"workspace file {msg}: the Lake configuration, toolchain and "
+                     "imported project modules are part of what every statement means")
+    for f in bp.findings:
+        if f.code in ("duplicate-name", "duplicate-label"):
+            ctx.fail("lock", bp.offset_of(f.pos), f.message, f.label)
+    by_key: dict[str, int] = {}
+    keys: list[str] = []
+    for i, d in enumerate(bp.decls):
+        if d.kind == DeclKind.EXAMPLE:
+            keys.append("")
+            continue
+        k = lock_key(d, norm)
+        keys.append(k)
+        by_key.setdefault(k, i)
+    order = {e.key: n for n, e in enumerate(lock.entries)}
+    last_seen = -1
+    for e in lock.entries:
+        i = by_key.get(e.key)
+        if i is None:
+            _missing(ctx, e, bp, keys, order)
+            continue
+        d = bp.decls[i]
+        at = d.head_span.start
+        if e.name != d.name:
+            ctx.fail("lock", d.span.start, f"renamed: `{e.name}` is now `{d.name}`", e.key)
+        if e.kind != d.kind.value:
+            ctx.fail("lock", at, f"kind changed from `{e.kind}` to `{d.kind.value}`", e.key)
+        if e.definition is not None and fp.definition_fp(norm, d) != e.definition:
+            ctx.fail("lock", at, "definition changed (a definition's body is part of what the "
+                     "statements using it mean)", e.key)
+        elif fp.statement_fp(norm, d) != e.statement:
+            ctx.fail("lock", at, "statement changed", e.key)
+        if contexts.fp(d) != e.context:
+            ctx.fail("lock", at, "context changed: " + _context_diff(
+                lock.contexts.get(e.context), contexts.lines(d)), e.key)
+        if fp.informal_fp(d) != e.informal:
+            p = bp.pos_of(d.blueprint.span.start if d.blueprint else d.span.start)
+            informal.append(InformalChange(key=e.key, path=ctx.path, line=p.line, col=p.col,
+                                           message="informal statement changed"))
+    # relative order of locked declarations (moving an instance or definition changes meaning)
+    for i, k in enumerate(keys):
+        n = order.get(k)
+        if n is None or by_key.get(k) != i:
+            continue
+        if n < last_seen:
+            ctx.fail("lock", bp.decls[i].span.start, "moved: locked declarations must keep "
+                     "their order", k)
+        last_seen = max(last_seen, n)
+    _check_shadowing(ctx, norm, keys, order)
+    return informal
+
+
+def _context_diff(old: list[str] | None, new: list[str]) -> str:
+    if old is None:
+        return "namespace/open/variable/universe/options or another command before it"
+    added = [f"+`{x}`" for x in new if x not in old and x != "--"]
+    removed = [f"-`{x}`" for x in old if x not in new and x != "--"]
+    parts = (added + removed) or ["the same commands in another order"]
+    more = f" and {len(parts) - 3} more" if len(parts) > 3 else ""
+    return ", ".join(parts[:3]) + more
+
+
+def _missing(ctx: _Ctx, e, bp: Blueprint, keys: list[str], order: dict[str, int]) -> None:
+    same_name = [d for d in bp.decls if e.name and d.name == e.name]
+    if same_name:
+        d = same_name[0]
+        ctx.fail("lock", d.span.start, f"label changed: `{e.key}` is now `{d.key}`", e.key)
+        return
+    # report where it would have been: before the next locked declaration that survives
+    n = order[e.key]
+    at = len(bp.text)
+    for i, k in enumerate(keys):
+        if order.get(k, -1) > n:
+            at = bp.decls[i].span.start
+            break
+    ctx.fail("lock", at, f"locked `{e.kind} {e.name or e.key}` (lock line {e.line}) was "
+             "deleted or renamed", e.key)
+
+
+def _check_shadowing(ctx: _Ctx, norm: fp.Normaliser, keys: list[str],
+                     order: dict[str, int]) -> None:
+    """A new declaration whose name is an identifier some later locked statement uses would
+    change what that identifier resolves to (namespaces, dot notation)."""
+    used_after: dict[str, str] = {}
+    for i in range(len(keys) - 1, -1, -1):
+        d = ctx.bp.decls[i]
+        if keys[i] in order:
+            end = d.span.end if d.kind.is_definition else d.signature_span.end
+            for t in norm.tokens(d.head_span.start, end):
+                if t.kind == "ident":
+                    used_after.setdefault(_last(t.value), keys[i])
+        elif d.name and keys[i]:
+            victim = used_after.get(_last(d.name))
+            if victim is not None:
+                ctx.fail("lock", d.span.start, f"new declaration `{d.name}` shadows an identifier "
+                         f"used by the locked statement of `{victim}`", keys[i])
+
+
+# ----------------------------------------------------------------------------- 2. forbidden
+
+def _check_forbidden(ctx: _Ctx, lock: Lock, lexed, norm: fp.Normaliser) -> None:
+    groups: dict[str, list] = defaultdict(list)
+    for occ in scan(ctx.bp, lexed, norm):
+        groups[occ.group].append(occ)
+    for group, occs in groups.items():
+        allowed = lock.forbidden.get(group, 0)
+        for occ in occs[allowed:]:
+            extra = f" (the lock allows {allowed} here)" if allowed else ""
+            ctx.fail("forbidden", occ.offset, f"{occ.rule}: {occ.message}{extra}",
+                     None if occ.owner.startswith(("header", "<file>")) or "#" in occ.owner
+                     else occ.owner, occ.rule)
