@@ -13,8 +13,8 @@ Expected suprema are stated as lower Lebesgue integrals of `⨆ t ∈ T, ENNReal
 quantities are nonnegative (because `t₀ ∈ T`), no integrability or `BddAbove` hypotheses are
 needed, and the entropy integral may be `⊤`.
 
-Results of the earlier layers are used by name in the proofs (`Blueprint/SLT/Subgaussian.lean`,
-`Blueprint/SLT/Covering.lean`); only same-file dependencies are `\cref`'d.
+Proofs use nodes of the earlier layers (`Blueprint/SLT/Subgaussian.lean`,
+`Blueprint/SLT/Covering.lean`) like same-file nodes: in `sorry_using` and by `\cref`.
 
 ## Main definitions
 
@@ -61,17 +61,16 @@ def IsSubgaussianProcess (X : E → Ω → ℝ) (T : Set E) (σ : ℝ≥0) (μ :
   (proof := /-- If $d(s,t) = 0$ the variance proxy is $0$ and
     \texttt{HasSubgaussianMGF.ae\_eq\_zero\_of\_hasSubgaussianMGF\_zero} gives $X_s - X_t = 0$ a.s.
     (then \texttt{Filter.EventuallyEq} via \texttt{sub\_eq\_zero}). The mean is $0$ by
-    \texttt{SLT.subgaussian\_integral\_eq\_zero} (\texttt{lem:subgaussian-integral-eq-zero}, layer
-    A). The absolute moment bound is \texttt{SLT.subgaussian\_integral\_abs\_le}
-    (\texttt{lem:subgaussian-integral-abs-le}) with $c = (\sigma d)^2$ and $\sqrt{2\pi(\sigma d)^2}
-    = \sqrt{2\pi}\,\sigma d$ (\texttt{Real.sqrt\_mul}, \texttt{Real.sqrt\_sq}). -/)
+    \cref{lem:subgaussian-integral-eq-zero}. The absolute moment bound is
+    \cref{lem:subgaussian-integral-abs-le} with $c = (\sigma d)^2$ and $\sqrt{2\pi(\sigma d)^2} =
+    \sqrt{2\pi}\,\sigma d$ (\texttt{Real.sqrt\_mul}, \texttt{Real.sqrt\_sq}). -/)
   (title := /-- Increments of a sub-Gaussian process -/)
   (latexEnv := "lemma")]
 theorem subgaussianProcess_increment_props [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
     {σ : ℝ≥0} (hX : IsSubgaussianProcess X T σ μ) {s t : E} (hs : s ∈ T) (ht : t ∈ T) :
     (dist s t = 0 → X s =ᵐ[μ] X t) ∧ ∫ ω, (X s ω - X t ω) ∂μ = 0 ∧
       ∫ ω, |X s ω - X t ω| ∂μ ≤ Real.sqrt (2 * Real.pi) * σ * dist s t := by
-  sorry_using []
+  sorry_using [subgaussian_integral_eq_zero, subgaussian_integral_abs_le]
 
 @[blueprint "lem:integral-sup-increment-le"
   (statement := /-- Let $\mu$ be a probability measure, $X$ a $\sigma$-sub-Gaussian process on $T$
@@ -82,11 +81,11 @@ theorem subgaussianProcess_increment_props [IsProbabilityMeasure μ] {X : E → 
   (proof := /-- Each increment is $\mathrm{SG}(\cdot, (\sigma d(s,s'))^2)$ by
     \cref{def:IsSubgaussianProcess}; since $(\sigma d)^2 \le (\sigma\rho)^2$
     (\texttt{mul\_le\_mul\_left'}, \texttt{pow\_le\_pow\_left}) it is also $\mathrm{SG}(\cdot,
-    (\sigma\rho)^2)$ by \texttt{SLT.subgaussian\_mono} (\texttt{lem:subgaussian-mono}, layer A).
-    Apply \texttt{SLT.integral\_sup\_le\_of\_subgaussian} and
-    \texttt{SLT.integral\_sup\_abs\_le\_of\_subgaussian} (layer A) with index set $S$ and $c =
-    (\sigma\rho)^2$, then $\sqrt{2 (\sigma\rho)^2 \log N} = \sigma\rho\sqrt{2\log N}$
-    (\texttt{Real.sqrt\_mul'}, \texttt{Real.sqrt\_sq}; $\rho \ge 0$ because $S \neq \emptyset$). -/)
+    (\sigma\rho)^2)$ by \cref{lem:subgaussian-mono}. Apply
+    \cref{lem:integral-sup-le-of-subgaussian} and \cref{lem:integral-sup-abs-le-of-subgaussian}
+    with index set $S$ and $c = (\sigma\rho)^2$, then $\sqrt{2 (\sigma\rho)^2 \log N} =
+    \sigma\rho\sqrt{2\log N}$ (\texttt{Real.sqrt\_mul'}, \texttt{Real.sqrt\_sq}; $\rho \ge 0$
+    because $S \neq \emptyset$). -/)
   (title := /-- Expected maximum of finitely many increments -/)
   (latexEnv := "lemma")]
 theorem integral_sup_increment_le [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
@@ -96,7 +95,8 @@ theorem integral_sup_increment_le [IsProbabilityMeasure μ] {X : E → Ω → �
         σ * ρ * Real.sqrt (2 * Real.log (S.card : ℝ)) ∧
       ∫ ω, S.sup' hS (fun p ↦ |X p.1 ω - X p.2 ω|) ∂μ ≤
         σ * ρ * Real.sqrt (2 * Real.log (2 * S.card : ℝ)) := by
-  sorry_using []
+  sorry_using [subgaussian_mono, integral_sup_le_of_subgaussian,
+    integral_sup_abs_le_of_subgaussian]
 
 @[blueprint "def:ChainingNets"
   (statement := /-- A chaining system for $T$ with base point $t_0$ and scale $D$ consists of finite
@@ -119,9 +119,8 @@ structure ChainingNets (T : Set E) (t₀ : E) (D : ℝ) where
     $T$ are at most $D$, then a chaining system (\cref{def:ChainingNets}) for $T$, $t_0$, $D$
     exists. -/)
   (proof := /-- For $k \ge 1$ take $N_k$ a minimal internal $D2^{-k}$-cover:
-    \texttt{SLT.coveringNumber\_ne\_top\_of\_totallyBounded}
-    (\texttt{lem:coveringNumber-ne-top-of-totallyBounded}, layer B) gives a finite $C_k \subseteq T$
-    covering $T$ with $|C_k| = N(D2^{-k}, T)$; convert with \texttt{Set.Finite.toFinset}
+    \cref{lem:coveringNumber-ne-top-of-totallyBounded} gives a finite $C_k \subseteq T$ covering
+    $T$ with $|C_k| = N(D2^{-k}, T)$; convert with \texttt{Set.Finite.toFinset}
     (\texttt{Set.Finite.encard\_eq\_coe\_toFinset\_card}). Put $N_0 = \{t_0\}$. Define $\pi_k(t)$ by
     \texttt{Classical.choose} from the cover property (\texttt{Metric.IsCover}: some $c \in C_k$
     with $\mathrm{edist}\,t\,c \le D2^{-k}$, converted by \texttt{edist\_le\_ofReal}), and $\pi_0(t)
@@ -131,7 +130,7 @@ structure ChainingNets (T : Set E) (t₀ : E) (D : ℝ) where
 theorem exists_chainingNets {T : Set E} (hT : TotallyBounded T) {t₀ : E} (ht₀ : t₀ ∈ T) {D : ℝ}
     (hD : 0 < D) (hdiam : ∀ s ∈ T, ∀ t ∈ T, dist s t ≤ D) :
     Nonempty (ChainingNets T t₀ D) := by
-  sorry_using []
+  sorry_using [coveringNumber_ne_top_of_totallyBounded]
 
 @[blueprint "def:linkSet"
   (statement := /-- For a chaining system $c$ (\cref{def:ChainingNets}) and $k \ge 1$, the link set
@@ -153,9 +152,9 @@ noncomputable def linkSet {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets T t
     in $T$ by field \texttt{net\_subset}. Cardinality: \texttt{Finset.card\_filter\_le} and
     \texttt{Finset.card\_product} give $|P_k| \le |N_k|\,|N_{k-1}|$. Field \texttt{card\_net\_le}
     bounds $|N_k|$; for $k \ge 2$, $|N_{k-1}| \le N(D2^{-(k-1)}, T) \le N(D2^{-k}, T)$ by
-    \texttt{SLT.coveringNumber\_antitone\_and\_eq\_one} (layer B); for $k = 1$, $|N_0| = 1 \le
-    N(D/2, T)$ since $t_0 \in T$ (\texttt{Metric.coveringNumber\_pos\_iff}). Multiply in $\mathbb
-    N_\infty$ (\texttt{mul\_le\_mul'}, \texttt{sq}). -/)
+    \cref{lem:coveringNumber-antitone-and-eq-one}; for $k = 1$, $|N_0| = 1 \le N(D/2, T)$ since
+    $t_0 \in T$ (\texttt{Metric.coveringNumber\_pos\_iff}). Multiply in $\mathbb N_\infty$
+    (\texttt{mul\_le\_mul'}, \texttt{sq}). -/)
   (title := /-- Properties of the link sets -/)
   (latexEnv := "lemma")]
 theorem linkSet_props {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets T t₀ D) {k : ℕ}
@@ -163,7 +162,7 @@ theorem linkSet_props {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets T t₀ 
     (∀ t ∈ T, (c.proj k t, c.proj (k - 1) t) ∈ linkSet c k) ∧
       (∀ p ∈ linkSet c k, p.1 ∈ T ∧ p.2 ∈ T) ∧
       ((linkSet c k).card : ℕ∞) ≤ coveringNumber (D / 2 ^ k).toNNReal T ^ 2 := by
-  sorry_using []
+  sorry_using [coveringNumber_antitone_and_eq_one]
 
 @[blueprint "lem:chaining-telescoping"
   (statement := /-- For a chaining system $c$ (\cref{def:ChainingNets}), any process $X$, $K \in
@@ -204,8 +203,7 @@ theorem chaining_telescoping {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets 
     monotonicity of $\log$; if $|P_k| = 1$ the bound is $0$, still fine). Convert to $[0,\infty]$
     with \texttt{ENNReal.ofReal\_le\_ofReal}, \texttt{ENNReal.ofReal\_sum\_of\_nonneg},
     \texttt{ENNReal.ofReal\_mul}. The second inequality is
-    \texttt{SLT.sum\_dyadic\_le\_dudleyIntegral} (\texttt{lem:sum-dyadic-le-dudleyIntegral}, layer
-    B) multiplied by $6\sigma$. -/)
+    \cref{lem:sum-dyadic-le-dudleyIntegral} multiplied by $6\sigma$. -/)
   (title := /-- Finite-level chaining bound -/)
   (latexEnv := "lemma")]
 theorem integral_sup_chaining_level_le [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
@@ -216,7 +214,8 @@ theorem integral_sup_chaining_level_le [IsProbabilityMeasure μ] {X : E → Ω �
           ENNReal.ofReal (D / 2 ^ k) * dudleyIntegrand T (D / 2 ^ k) ∧
       ENNReal.ofReal (∫ ω, F.sup' hF (fun t ↦ X (c.proj K t) ω - X t₀ ω) ∂μ) ≤
         ENNReal.ofReal (12 * σ) * dudleyIntegral T D := by
-  sorry_using [integral_sup_increment_le, linkSet_props, chaining_telescoping]
+  sorry_using [integral_sup_increment_le, linkSet_props, chaining_telescoping,
+    sum_dyadic_le_dudleyIntegral]
 
 @[blueprint "lem:integral-sup-finset-le"
   (statement := /-- Let $\mu$ be a probability measure, $X$ a $\sigma$-sub-Gaussian process on a

@@ -56,8 +56,8 @@ namespace SLT
     h(x)\varphi(x) = \int h'(x)\varphi(x)$. The integrability side conditions ($h\varphi'$,
     $h'\varphi$, $h\varphi$) follow from the growth bound and $\int e^{C|x|}(1+|x|)\varphi(x)\,dx <
     \infty$ (\texttt{integrable\_exp\_mul\_gaussianReal} for $\pm C$, or the moment bounds of
-    \texttt{SLT.integrable\_exp\_norm\_stdGaussian}, layer A, transported to $\mathbb R$). A
-    compact-support version may exist as \texttt{gaussianReal\_ibp} in
+    \cref{lem:integrable-exp-norm-stdGaussian} transported to $\mathbb R$). A compact-support
+    version may exist as \texttt{gaussianReal\_ibp} in
     \texttt{Mathlib/Probability/Distributions/Gaussian/GaussianIntegrationByParts.lean} (unverified
     at the pinned tag). -/)
   (title := /-- Stein's identity in one dimension -/)
@@ -65,7 +65,7 @@ namespace SLT
 theorem gaussian_stein_one_dim {h : ℝ → ℝ} (hh : ContDiff ℝ 1 h) {C : ℝ}
     (hC : ∀ x, |h x| + |deriv h x| ≤ C * Real.exp (C * |x|)) :
     ∫ x, x * h x ∂(gaussianReal 0 1) = ∫ x, deriv h x ∂(gaussianReal 0 1) := by
-  sorry_using []
+  sorry_using [integrable_exp_norm_stdGaussian]
 
 @[blueprint "lem:gaussian-stein-coord"
   (statement := /-- Let $w \sim \gamma_n$ (standard Gaussian on $\mathbb R^n$ with the Euclidean
@@ -80,14 +80,14 @@ theorem gaussian_stein_one_dim {h : ℝ → ℝ} (hh : ContDiff ℝ 1 h) {C : �
     derivative is $\partial_i F$ (\texttt{HasFDerivAt.comp\_hasDerivAt} with the affine line $s
     \mapsto x + s e_i$, $e_i$ = \texttt{EuclideanSpace.single} $i\ 1$). The growth bound for $h$
     follows from the one for $F$ since $|s| \le \|x\|$. Integrability for Fubini comes from
-    \texttt{SLT.integrable\_exp\_norm\_stdGaussian} (layer A). -/)
+    \cref{lem:integrable-exp-norm-stdGaussian}. -/)
   (title := /-- Stein's identity for a coordinate -/)
   (latexEnv := "lemma")]
 theorem gaussian_stein_coord {n : ℕ} {F : EuclideanSpace ℝ (Fin n) → ℝ} (hF : ContDiff ℝ 1 F)
     {C : ℝ} (hC : ∀ x, |F x| + ‖fderiv ℝ F x‖ ≤ C * Real.exp (C * ‖x‖)) (i : Fin n) :
     ∫ w, w i * F w ∂(stdGaussian (EuclideanSpace ℝ (Fin n))) =
       ∫ w, fderiv ℝ F w (EuclideanSpace.single i 1) ∂(stdGaussian (EuclideanSpace ℝ (Fin n))) := by
-  sorry_using [gaussian_stein_one_dim]
+  sorry_using [gaussian_stein_one_dim, integrable_exp_norm_stdGaussian]
 
 @[blueprint "lem:stdGaussian-prod-rotation"
   (statement := /-- If $(X, Y) \sim \gamma_n \otimes \gamma_n$ and $\theta \in \mathbb R$, then
@@ -146,7 +146,7 @@ theorem arc_ftc {n : ℕ} {g : EuclideanSpace ℝ (Fin n) → ℝ} (hg : ContDif
     \texttt{MeasureTheory.integral\_prod\_mul}). By \cref{lem:arc-ftc}, $g(Y) - g(X) =
     \int_0^{\pi/2} Dg(Z_\theta)(Z'_\theta)d\theta$; swap the $\theta$- and $\omega$-integrals
     (\texttt{MeasureTheory.integral\_integral\_swap} on $[0,\pi/2] \times (\mathbb R^n)^2$,
-    integrable by the growth bounds and \texttt{SLT.integrable\_exp\_norm\_stdGaussian}, layer A).
+    integrable by the growth bounds and \cref{lem:integrable-exp-norm-stdGaussian}).
     For fixed $\theta$, by \cref{lem:stdGaussian-prod-rotation} $(Z_\theta, Z'_\theta) \sim
     \gamma_n\otimes\gamma_n$ and $X = Z_\theta\cos\theta - Z'_\theta\sin\theta$, so $\mathbb E[f(X)
     Dg(Z_\theta)(Z'_\theta)] = \mathbb E[f(U\cos\theta - V\sin\theta)\, \langle\nabla g(U),
@@ -171,7 +171,8 @@ theorem gaussian_covariance_identity {n : ℕ} {f g : EuclideanSpace ℝ (Fin n)
         ∫ p, ⟪gradient f p.1, gradient g (Real.cos θ • p.1 + Real.sin θ • p.2)⟫_ℝ
           ∂((stdGaussian (EuclideanSpace ℝ (Fin n))).prod
             (stdGaussian (EuclideanSpace ℝ (Fin n)))) := by
-  sorry_using [gaussian_stein_coord, stdGaussian_prod_rotation, arc_ftc]
+  sorry_using [gaussian_stein_coord, stdGaussian_prod_rotation, arc_ftc,
+    integrable_exp_norm_stdGaussian]
 
 @[blueprint "thm:gaussian-poincare"
   (statement := /-- \textbf{Gaussian Poincaré inequality.} For $f \in C^1(\mathbb R^n)$ with $|f| +
@@ -186,15 +187,16 @@ theorem gaussian_covariance_identity {n : ℕ} {f g : EuclideanSpace ℝ (Fin n)
     (\texttt{integral\_sin}, \texttt{Real.cos\_pi\_div\_two}). Finally $\mathrm{Var} = \mathbb E f^2
     - (\mathbb E f)^2$ (\texttt{ProbabilityTheory.variance\_eq\_sub} or \texttt{variance\_def'} with
     \texttt{MemLp} from the growth bound). If $\mathbb E\|\nabla f\|^2 = \infty$ in the sense of
-    non-integrability, Lean's integral is $0$; the growth bound rules this out (integrable by layer
-    A). -/)
+    non-integrability, Lean's integral is $0$; the growth bound rules this out (integrable by
+    \cref{lem:integrable-exp-norm-stdGaussian}). -/)
   (title := /-- Gaussian Poincaré inequality -/)
   (latexEnv := "theorem")]
 theorem gaussian_poincare {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ} (hf : ContDiff ℝ 1 f) {C : ℝ}
     (hfC : ∀ x, |f x| + ‖fderiv ℝ f x‖ ≤ C * Real.exp (C * ‖x‖)) :
     variance f (stdGaussian (EuclideanSpace ℝ (Fin n))) ≤
       ∫ x, ‖gradient f x‖ ^ 2 ∂(stdGaussian (EuclideanSpace ℝ (Fin n))) := by
-  sorry_using [gaussian_covariance_identity, stdGaussian_prod_rotation]
+  sorry_using [gaussian_covariance_identity, stdGaussian_prod_rotation,
+    integrable_exp_norm_stdGaussian]
 
 @[blueprint "lem:lipschitz-bound-and-norm-fderiv-le"
   (statement := /-- If $f : \mathbb R^n \to \mathbb R$ is $L$-Lipschitz (Euclidean norm) then
@@ -219,9 +221,9 @@ theorem lipschitz_bound_and_norm_fderiv_le {n : ℕ} {f : EuclideanSpace ℝ (Fi
     \mathbb E[\bar f e^{\lambda\bar f}]$. (BLM 2013, proof of Thm. 5.5.) -/)
   (proof := /-- By \cref{lem:lipschitz-bound-and-norm-fderiv-le}, $|t\bar f(x)| \le |t|(|f(0)| +
     |\mathbb E f| + L\|x\|)$, so $e^{t\bar f} \le e^{|t|(|f(0)| + |\mathbb E f|)} e^{|t|L\|x\|}$,
-    integrable by \texttt{SLT.integrable\_exp\_norm\_stdGaussian} (layer A) and
-    \texttt{Integrable.mono'} (measurability from continuity, \texttt{LipschitzWith.continuous}).
-    Hence \texttt{ProbabilityTheory.integrableExpSet} is all of $\mathbb R$ and
+    integrable by \cref{lem:integrable-exp-norm-stdGaussian} and \texttt{Integrable.mono'}
+    (measurability from continuity, \texttt{LipschitzWith.continuous}). Hence
+    \texttt{ProbabilityTheory.integrableExpSet} is all of $\mathbb R$ and
     \texttt{ProbabilityTheory.hasDerivAt\_mgf} applies at every $\lambda$ (\texttt{interior\_univ}).
     -/)
   (title := /-- Differentiating the mgf of a Lipschitz function -/)
@@ -237,7 +239,7 @@ theorem hasDerivAt_mgf_centered_lipschitz {n : ℕ} {f : EuclideanSpace ℝ (Fin
       (∫ x, (f x - ∫ y, f y ∂(stdGaussian (EuclideanSpace ℝ (Fin n)))) *
           Real.exp (l * (f x - ∫ y, f y ∂(stdGaussian (EuclideanSpace ℝ (Fin n)))))
         ∂(stdGaussian (EuclideanSpace ℝ (Fin n)))) l := by
-  sorry_using [lipschitz_bound_and_norm_fderiv_le]
+  sorry_using [lipschitz_bound_and_norm_fderiv_le, integrable_exp_norm_stdGaussian]
 
 @[blueprint "lem:le-exp-of-hasDerivAt-le"
   (statement := /-- Let $F : \mathbb R \to (0,\infty)$ be differentiable with $F(0) = 1$ and
@@ -330,8 +332,7 @@ theorem exists_contDiff_lipschitz_approx {n : ℕ} {f : EuclideanSpace ℝ (Fin 
     \texttt{Real.exp\_le\_exp}). Let $\varepsilon \to 0$ (\texttt{le\_of\_tendsto'}, continuity of
     \texttt{Real.exp}). Integrability of every $e^{t(f - \mathbb E f)}$ is the first part of
     \cref{lem:hasDerivAt-mgf-centered-lipschitz}. The tail bounds are
-    \texttt{SLT.subgaussian\_tail\_bounds} (\texttt{lem:subgaussian-tail-bounds}, layer A) with $c =
-    L^2$. -/)
+    \cref{lem:subgaussian-tail-bounds} with $c = L^2$. -/)
   (title := /-- Gaussian Lipschitz concentration -/)
   (latexEnv := "theorem")]
 theorem gaussian_lipschitz_concentration {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ} {L : ℝ≥0}
@@ -346,7 +347,7 @@ theorem gaussian_lipschitz_concentration {n : ℕ} {f : EuclideanSpace ℝ (Fin 
             {x | t ≤ |f x - ∫ y, f y ∂(stdGaussian (EuclideanSpace ℝ (Fin n)))|} ≤
           2 * Real.exp (-t ^ 2 / (2 * (L : ℝ) ^ 2)) := by
   sorry_using [hasDerivAt_mgf_centered_lipschitz, exists_contDiff_lipschitz_approx,
-    gaussian_concentration_of_contDiff]
+    gaussian_concentration_of_contDiff, subgaussian_tail_bounds]
 
 @[blueprint "thm:gaussian-lipschitz-concentration-pi"
   (statement := /-- Let $f : \mathbb R^n \to \mathbb R$ (as functions \texttt{Fin n} $\to \mathbb

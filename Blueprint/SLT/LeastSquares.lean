@@ -17,9 +17,8 @@ The localized Gaussian complexity is a lower integral in `ℝ≥0∞`, so it nee
 `BddAbove` side conditions; `sup_abs_inner_regular` supplies regularity where real integrals are
 used. Probabilities of events that need not be measurable are outer measures.
 
-Results of earlier layers are used by name in the proofs (layer C: `Blueprint/SLT/Chaining.lean`,
-layer D: `Blueprint/SLT/GaussianConcentration.lean`, layers A/B); only same-file dependencies are
-`\cref`'d.
+Proofs use nodes of the earlier layers (A/B through C: `Blueprint/SLT/Chaining.lean`, D:
+`Blueprint/SLT/GaussianConcentration.lean`) like same-file nodes: in `sorry_using` and by `\cref`.
 
 ## Main definitions
 
@@ -174,11 +173,11 @@ def SatisfiesCriticalIneq {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α
     w'\|$ (\texttt{inner\_sub\_right}), take suprema (\texttt{ciSup\_le}, \texttt{le\_ciSup}) in
     both directions, then \texttt{LipschitzWith.of\_le\_add\_mul}. Integrability: continuous
     (\texttt{LipschitzWith.continuous}) hence measurable, dominated by $\rho\|w\|$, integrable by
-    \texttt{SLT.integrable\_exp\_norm\_stdGaussian} (layer A, $p = 1$) and
-    \texttt{Integrable.mono'}. The last identity: \texttt{ENNReal.ofReal} is monotone and
-    continuous, so it commutes with a bounded nonempty supremum (\texttt{ENNReal.ofReal\_iSup}-type
-    lemma or \texttt{Monotone.map\_ciSup\_of\_continuousAt}), and \texttt{iSup\_subtype'} converts
-    the subtype supremum to the bounded one. -/)
+    \cref{lem:integrable-exp-norm-stdGaussian} ($p = 1$) and \texttt{Integrable.mono'}. The last
+    identity: \texttt{ENNReal.ofReal} is monotone and continuous, so it commutes with a bounded
+    nonempty supremum (\texttt{ENNReal.ofReal\_iSup}-type lemma or
+    \texttt{Monotone.map\_ciSup\_of\_continuousAt}), and \texttt{iSup\_subtype'} converts the
+    subtype supremum to the bounded one. -/)
   (title := /-- Suprema of linear forms are regular -/)
   (latexEnv := "lemma")]
 theorem sup_abs_inner_regular {m : ℕ} (A : Set (EuclideanSpace ℝ (Fin m))) {ρ : ℝ≥0}
@@ -192,7 +191,7 @@ theorem sup_abs_inner_regular {m : ℕ} (A : Set (EuclideanSpace ℝ (Fin m))) {
       ∀ w : EuclideanSpace ℝ (Fin m),
         ENNReal.ofReal (⨆ a : A, |⟪(a : EuclideanSpace ℝ (Fin m)), w⟫_ℝ|) =
           ⨆ a ∈ A, ENNReal.ofReal |⟪a, w⟫_ℝ| := by
-  sorry_using []
+  sorry_using [integrable_exp_norm_stdGaussian]
 
 @[blueprint "lem:basic-inequality"
   (statement := /-- \textbf{Basic inequality.} For a least-squares estimator $\hat f$
@@ -339,10 +338,9 @@ theorem sphereSup_ge_of_bad {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (
     \cref{lem:integral-sphereSup-le}. Hence $\mathcal A(u) \subseteq \{\mathcal Z(u) - \mathbb
     E\mathcal Z(u) \ge u^2\}$ and \texttt{MeasureTheory.measure\_mono} reduces to the latter
     (measurable) set. By \cref{lem:sphereSup-regular}, $\mathcal Z(u)$ is $L$-Lipschitz with $L =
-    \sigma u/\sqrt n$, so \texttt{SLT.gaussian\_lipschitz\_concentration}
-    (\texttt{thm:gaussian-lipschitz-concentration}, layer D) gives $\gamma_n(\mathcal Z(u) - \mathbb
-    E\mathcal Z(u) \ge u^2) \le e^{-u^4/(2L^2)} = e^{-nu^2/(2\sigma^2)}$ (\texttt{Real.sq\_sqrt},
-    \texttt{field\_simp}). Convert \texttt{Measure.real} to the measure
+    \sigma u/\sqrt n$, so \cref{thm:gaussian-lipschitz-concentration} gives $\gamma_n(\mathcal Z(u)
+    - \mathbb E\mathcal Z(u) \ge u^2) \le e^{-u^4/(2L^2)} = e^{-nu^2/(2\sigma^2)}$
+    (\texttt{Real.sq\_sqrt}, \texttt{field\_simp}). Convert \texttt{Measure.real} to the measure
     (\texttt{ofReal\_measureReal}, \texttt{ENNReal.ofReal\_le\_ofReal}). -/)
   (title := /-- Bad-event bound -/)
   (latexEnv := "lemma")]
@@ -352,7 +350,8 @@ theorem bad_event_measure_le {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set 
     stdGaussian (EuclideanSpace ℝ (Fin n))
         {w | ∃ g ∈ H, u ≤ empNorm x g ∧ 2 * empNorm x g * u ≤ |σ * empProcess x g w|} ≤
       ENNReal.ofReal (Real.exp (-(n * u ^ 2) / (2 * σ ^ 2))) := by
-  sorry_using [sphereSup_regular, integral_sphereSup_le, sphereSup_ge_of_bad]
+  sorry_using [sphereSup_regular, integral_sphereSup_le, sphereSup_ge_of_bad,
+    gaussian_lipschitz_concentration]
 
 @[blueprint "thm:master-error-bound"
   (statement := /-- \textbf{Master error bound for least squares.} Let $M$ be a regression model
@@ -391,12 +390,11 @@ theorem master_error_bound {α : Type*} {n : ℕ} (M : RegressionModel α n)
     13.7.) -/)
   (proof := /-- For $s, t$: $Y_s - Y_t = \langle n^{-1/2}(s - t), \cdot\rangle$
     (\texttt{inner\_sub\_right}, \texttt{real\_inner\_comm}, \texttt{inner\_smul\_left}), which by
-    \texttt{SLT.inner\_stdGaussian\_subgaussian} (\texttt{lem:inner-stdGaussian-subgaussian}, layer
-    A) is $\mathrm{SG}(\cdot, \|n^{-1/2}(s-t)\|^2)$, and $\|n^{-1/2}(s - t)\| = n^{-1/2} d(s,t)$
-    (\texttt{norm\_smul}, \texttt{dist\_eq\_norm}, \texttt{NNReal.coe\_sqrt}); rewrite the proxy
-    with \texttt{HasSubgaussianMGF.congr} or by \texttt{convert} and \texttt{NNReal.eq}. For $n = 0$
-    both sides are $0$. Continuity: \texttt{Continuous.mul}, \texttt{continuous\_const},
-    \texttt{Continuous.inner}. -/)
+    \cref{lem:inner-stdGaussian-subgaussian} is $\mathrm{SG}(\cdot, \|n^{-1/2}(s-t)\|^2)$, and
+    $\|n^{-1/2}(s - t)\| = n^{-1/2} d(s,t)$ (\texttt{norm\_smul}, \texttt{dist\_eq\_norm},
+    \texttt{NNReal.coe\_sqrt}); rewrite the proxy with \texttt{HasSubgaussianMGF.congr} or by
+    \texttt{convert} and \texttt{NNReal.eq}. For $n = 0$ both sides are $0$. Continuity:
+    \texttt{Continuous.mul}, \texttt{continuous\_const}, \texttt{Continuous.inner}. -/)
   (title := /-- The canonical Gaussian process on Euclidean space -/)
   (latexEnv := "lemma")]
 theorem scaled_inner_isSubgaussianProcess (n : ℕ) :
@@ -404,7 +402,7 @@ theorem scaled_inner_isSubgaussianProcess (n : ℕ) :
         Set.univ (NNReal.sqrt n)⁻¹ (stdGaussian (EuclideanSpace ℝ (Fin n))) ∧
       ∀ w : EuclideanSpace ℝ (Fin n),
         Continuous (fun v : EuclideanSpace ℝ (Fin n) ↦ (Real.sqrt n)⁻¹ * ⟪w, v⟫_ℝ) := by
-  sorry_using []
+  sorry_using [inner_stdGaussian_subgaussian]
 
 @[blueprint "thm:localGaussComplexity-le-dudley"
   (statement := /-- Let $\mathcal H$ be star-shaped, $\delta > 0$, $n \ge 1$ and $V(\delta) =
@@ -420,12 +418,11 @@ theorem scaled_inner_isSubgaussianProcess (n : ℕ) :
     and \texttt{IsCompact.totallyBounded}, then \texttt{TotallyBounded.subset}); $0 \in V(\delta)$
     ($0 \in \mathcal H$ by star-shapedness, \texttt{evalVec} of $0$ is $0$); all distances in
     $V(\delta)$ are at most $2\delta$ (\texttt{dist\_le\_norm\_add\_norm}-style triangle
-    inequality); paths are continuous. Apply \texttt{SLT.dudley\_entropy\_bound\_abs}
-    (\texttt{thm:dudley-entropy-bound-abs}, layer C) with $T = V(\delta)$, $t_0 = 0$, $D = 2\delta$,
-    $\sigma = n^{-1/2}$ (restricting the process of \cref{lem:scaled-inner-isSubgaussianProcess}
-    from \texttt{Set.univ} to $V(\delta)$); continuity on $V(\delta)$ from
-    \texttt{Continuous.continuousOn}. Finally $24 n^{-1/2} = 24/\sqrt n$ (\texttt{NNReal.coe\_inv},
-    \texttt{div\_eq\_mul\_inv}). -/)
+    inequality); paths are continuous. Apply \cref{thm:dudley-entropy-bound-abs} with $T =
+    V(\delta)$, $t_0 = 0$, $D = 2\delta$, $\sigma = n^{-1/2}$ (restricting the process of
+    \cref{lem:scaled-inner-isSubgaussianProcess} from \texttt{Set.univ} to $V(\delta)$); continuity
+    on $V(\delta)$ from \texttt{Continuous.continuousOn}. Finally $24 n^{-1/2} = 24/\sqrt n$
+    (\texttt{NNReal.coe\_inv}, \texttt{div\_eq\_mul\_inv}). -/)
   (title := /-- Localized complexity via Dudley -/)
   (latexEnv := "theorem")]
 theorem localGaussComplexity_le_dudley {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (α → ℝ)}
@@ -433,7 +430,7 @@ theorem localGaussComplexity_le_dudley {α : Type*} {n : ℕ} {x : Fin n → α}
     localGaussComplexity x H δ ≤
       ENNReal.ofReal (24 / Real.sqrt n) *
         dudleyIntegral ((fun h ↦ (Real.sqrt n)⁻¹ • evalVec x h) '' localBall x H δ) (2 * δ) := by
-  sorry_using [scaled_inner_isSubgaussianProcess]
+  sorry_using [scaled_inner_isSubgaussianProcess, dudley_entropy_bound_abs]
 
 @[blueprint "def:linearClass"
   (statement := /-- The linear class on $\mathbb R^d$ is $\mathcal F_{\mathrm{lin}} = \{z \mapsto
@@ -507,9 +504,9 @@ theorem scaled_localBall_linearClass_eq {n d : ℕ} (x : Fin n → EuclideanSpac
     4\delta\sqrt r$ where $V(\delta) = \{n^{-1/2}\mathrm{ev}(h) : h \in B_n(\delta;\mathcal
     F_{\mathrm{lin}})\}$ (\cref{def:designRank}). (Wainwright 2019, Example 13.8.) -/)
   (proof := /-- Rewrite $V(\delta)$ with \cref{lem:scaled-localBall-linearClass-eq} and apply
-    \texttt{SLT.dudleyIntegral\_submodule\_ball\_le} (\texttt{lem:dudleyIntegral-submodule-ball-le},
-    layer B) to $W = \mathrm{range}(X)$, which is finite-dimensional (the instance for submodules of
-    finite-dimensional spaces) of dimension $r$ by definition. -/)
+    \cref{lem:dudleyIntegral-submodule-ball-le} to $W = \mathrm{range}(X)$, which is
+    finite-dimensional (the instance for submodules of finite-dimensional spaces) of dimension $r$
+    by definition. -/)
   (title := /-- Entropy integral for the linear class -/)
   (latexEnv := "lemma")]
 theorem dudleyIntegral_linear_le {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin d)) {δ : ℝ}
@@ -517,7 +514,7 @@ theorem dudleyIntegral_linear_le {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (
     dudleyIntegral ((fun h ↦ (Real.sqrt n)⁻¹ • evalVec x h) '' localBall x (linearClass d) δ)
         (2 * δ) ≤
       ENNReal.ofReal (4 * δ * Real.sqrt (designRank x)) := by
-  sorry_using [scaled_localBall_linearClass_eq]
+  sorry_using [scaled_localBall_linearClass_eq, dudleyIntegral_submodule_ball_le]
 
 @[blueprint "lem:localGaussComplexity-linear-le"
   (statement := /-- For a design of rank $r$, $n \ge 1$ and $\delta > 0$: $\mathcal
