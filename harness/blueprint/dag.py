@@ -107,9 +107,7 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
             g.add_edge(src, key, kinds=frozenset(kinds))
 
     findings = list(bp.findings) + dep_findings
-    cond = nx.condensation(g)
-    members: dict[int, list[str]] = {c: sorted(cond.nodes[c]["members"], key=order.__getitem__)
-                                     for c in cond.nodes}
+    cond, members, gens = _units(g, order)
     cycles: list[list[str]] = []
     on_cycle: set[str] = set()
     for c, keys in members.items():
@@ -124,7 +122,7 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
         findings.append(Finding("cycle", f"dependency cycle: {path_text}", bp.display_path,
                                 d0.pos, d0.label))
 
-    topo = list(nx.topological_sort(cond))
+    topo = [c for gen in gens for c in gen]
     proved: set[str] = set()
     for c in topo:
         for key in members[c]:
@@ -159,11 +157,25 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
 
     layers = [layer for layer in (
         sorted((k for c in gen for k in members[c] if k in own_set), key=order.__getitem__)
-        for gen in nx.topological_generations(cond)) if layer]
+        for gen in gens) if layer]
     targets = [k for k in own if g.out_degree(k) == 0 and g.nodes[k]["decl"].is_node]
     critical = _critical_path(g, leaves, priority, proved, order)
     return Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
                     findings, own=own)
+
+
+def _units(g: nx.DiGraph, order: dict[str, int]
+           ) -> tuple[nx.DiGraph, dict, list[list]]:
+    """The graph of strongly connected components, their members and topological generations.
+    An acyclic graph (the normal case) is its own condensation: skip the SCC computation."""
+    try:
+        gens = [list(gen) for gen in nx.topological_generations(g)]
+        return g, {k: [k] for k in g.nodes}, gens
+    except nx.NetworkXUnfeasible:
+        cond = nx.condensation(g)
+        members = {c: sorted(cond.nodes[c]["members"], key=order.__getitem__)
+                   for c in cond.nodes}
+        return cond, members, [list(gen) for gen in nx.topological_generations(cond)]
 
 
 def _critical_path(g: nx.DiGraph, leaves: list[str], priority: dict[str, int],
