@@ -1,4 +1,10 @@
-"""`harness bench parse` — parse + plan speed on generated blueprints (results: docs/benchmarks.md)."""
+"""`harness bench parse|context|merge|schedule` — the figures in docs/benchmarks.md.
+
+- parse: parse + plan on a generated blueprint of N nodes and of scale x N nodes;
+- context: prover context size against the whole file (agents.context);
+- merge: orchestrator overhead per merge, git + bookkeeping (orchestrator.benchmark);
+- schedule: pipelined scheduler vs barrier rounds vs the lower bound (orchestrator.benchmark).
+"""
 
 from __future__ import annotations
 
@@ -14,8 +20,10 @@ from harness.report.output import console, emit_json
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="benchmarks (parse: parse + plan on generated blueprints)",
                        description=__doc__)
-    p.add_argument("what", choices=["parse"], help="which benchmark")
-    p.add_argument("--nodes", type=int, default=5000, help="nodes in the base blueprint")
+    p.add_argument("what", choices=["parse", "context", "merge", "schedule"],
+                   help="which benchmark")
+    p.add_argument("--nodes", type=int, default=None,
+                   help="nodes (default: parse 5000, context 3000, merge 1000, schedule 258)")
     p.add_argument("--scale", type=int, default=10, help="size factor for the scaling run")
     p.add_argument("--repeat", type=int, default=3, help="runs per size (best is kept)")
     p.add_argument("--json", action="store_true")
@@ -35,8 +43,11 @@ def measure(n_nodes: int, repeat: int) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    base = measure(args.nodes, args.repeat)
-    big = measure(args.nodes * args.scale, max(1, args.repeat // 2))
+    if args.what != "parse":
+        return run_other(args)
+    nodes = args.nodes or 5000
+    base = measure(nodes, args.repeat)
+    big = measure(nodes * args.scale, max(1, args.repeat // 2))
     result = {"benchmark": "parse+plan", "base": base, "scaled": big,
               "cpu_ratio": round(big["cpu_s"] / base["cpu_s"], 2),
               "wall_ratio": round(big["wall_s"] / base["wall_s"], 2), "scale": args.scale}
@@ -49,4 +60,26 @@ def run(args: argparse.Namespace) -> int:
                   f"cpu {r['cpu_s']:.3f} s")
     out.print(f"{args.scale}x the nodes costs {result['cpu_ratio']}x the CPU time "
               f"({result['wall_ratio']}x wall)")
+    return 0
+
+
+def run_other(args: argparse.Namespace) -> int:
+    if args.what == "context":
+        from harness.agents.context import context_benchmark
+
+        result = context_benchmark(args.nodes or 3000, seed=0, sample=50)
+    elif args.what == "merge":
+        from harness.orchestrator.benchmark import merge_overhead
+
+        result = merge_overhead(args.nodes or 1000)
+    else:
+        from harness.orchestrator.benchmark import scheduling
+
+        result = scheduling(args.nodes or 258)
+    if args.json:
+        emit_json(result)
+    else:
+        import json
+
+        console().print_json(json.dumps(result, default=str))
     return 0

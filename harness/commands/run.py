@@ -1,0 +1,83 @@
+"""`harness run FILE`: prove a blueprint end to end (stage 1 fidelity, stage 2 the DAG).
+
+Resumable: `run` on a file with an existing run continues it (also after kill -9). Ends with
+`.harness/runs/<id>/result.json`. Exit codes: 0 every node proved, 1 open or blocked nodes remain,
+2 usage or input error, 3 cannot certify (no Lean: nothing was merged).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.agents.config import load_config
+from harness.errors import ExitCode, UsageError
+from harness.report.output import console, emit_json
+from harness.workspace import find_workspace
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="prove a blueprint: fidelity stage, then the DAG",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", type=Path, help="blueprint Lean file (created by stage 1 from "
+                                           "--source when missing)")
+    p.add_argument("--source", type=Path, help="informal source (text/markdown/LaTeX) for stage 1")
+    p.add_argument("--workers", type=int, help="parallel attempts (default 4)")
+    p.add_argument("--max-rounds", type=int, help="stage 1: audit/refine rounds (default 5)")
+    p.add_argument("--budget", type=float, help="USD for the whole run (resumes included)")
+    p.add_argument("--stage", choices=["1", "2", "all"], help="which stages (default all)")
+    p.add_argument("--batch-size", type=int, help="gate batch size (default 8)")
+    p.add_argument("--batch-window", type=float,
+                   help="seconds an accepted proof may wait for its gate batch (default 2)")
+    p.add_argument("--config", type=Path, help="config file (default: WORKSPACE/harness.toml)")
+    p.add_argument("--lake", help="path to lake (default: HARNESS_LAKE, PATH, ~/.elan/bin)")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--live", dest="live", action="store_true", default=None,
+                      help="rich live view (default when stdout is a terminal)")
+    view.add_argument("--plain", dest="live", action="store_false", help="plain progress lines")
+    p.add_argument("--json", action="store_true", help="print result.json on stdout at the end")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.orchestrator.run import Session
+    from harness.orchestrator.services import real_services, settings_from
+    from harness.orchestrator.view import PlainView, make_view
+
+    file: Path = args.file
+    if file.exists() and not file.is_file():
+        raise UsageError(f"{file}: not a file")
+    if not file.exists() and args.source is None:
+        raise UsageError(f"{file}: no such file (give --source to construct it in stage 1)")
+    if args.source is not None and not args.source.is_file():
+        raise UsageError(f"{args.source}: no such source file")
+    workspace = find_workspace(file)
+    cfg = load_config(args.config, workspace)
+    settings = settings_from(cfg, {"workers": args.workers, "max_rounds": args.max_rounds,
+                                   "budget": args.budget, "stage": args.stage,
+                                   "batch_size": args.batch_size,
+                                   "batch_window": args.batch_window})
+    import sys
+
+    view = PlainView(sys.stderr) if args.json else make_view(args.live)
+    session = Session(file, settings, workspace=workspace, notify=view)
+    session.source = args.source
+    preflight, factory = real_services(args.lake, args.config)
+    try:
+        result = session.run(factory, preflight)
+    finally:
+        view.close()
+    if args.json:
+        emit_json(result)
+    else:
+        out = console()
+        c = result.counts
+        out.print(f"[bold]{result.stop_reason}[/]: {c.get('proved', 0)} proved, "
+                  f"{c.get('open', 0)} open, {c.get('blocked', 0)} blocked; "
+                  f"{result.attempts} attempts, {result.tokens} tokens, "
+                  f"${result.cost_usd:.4f}, {result.wall_time_s:.1f}s")
+        for label, n in result.nodes.items():
+            if n.status == "blocked":
+                out.print(f"  blocked {label}: {n.reason}")
+        out.print(f"result: {session.dir / 'result.json'}  commit {result.final_commit}")
+    return int(result.exit_code if result.exit_code in tuple(ExitCode) else ExitCode.FINDINGS)

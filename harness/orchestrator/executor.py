@@ -1,0 +1,116 @@
+"""Where attempts run: the seam between the scheduler and the machines.
+
+A job and its result are plain pydantic models (serialisable), and a runner is a function of the
+job alone (it gets the record text and commit in the job, not a live object), so a distributed
+engine (Ray tasks, Slurm array jobs) can implement :class:`Executor` by shipping jobs to other
+machines; :class:`LocalExecutor` runs them on a thread pool (attempts wait on HTTP and Lean
+subprocesses, so threads suffice).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import traceback
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+
+class AttemptJob(BaseModel):
+    run_id: str
+    aid: str  # "<node>#<attempt>"
+    node: str
+    attempt: int
+    kind: Literal["prove", "repair"] = "prove"
+    workspace: str
+    file: str  # the blueprint's path (for messages and the Lean check's location)
+    commit: str | None  # the record's head when the job was made
+    text: str  # the record's text at ``commit``
+    feedback: list[str] = Field(default_factory=list)  # earlier failures of this node
+    worker: int = 0
+
+
+class AttemptResult(BaseModel):
+    aid: str
+    node: str
+    kind: Literal["prove", "repair"] = "prove"
+    ok: bool
+    body: str = ""
+    helpers: str = ""
+    role: str = ""  # which prover produced it: tactics | prove | repair
+    repair: Literal["split", "blocker", ""] = ""
+    reason: str = ""
+    tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+
+
+Runner = Callable[[AttemptJob], AttemptResult]
+
+
+class Executor(Protocol):
+    """submit() never blocks on the job; poll() returns finished results (waits up to timeout)."""
+
+    def submit(self, job: AttemptJob) -> None: ...
+    def poll(self, timeout: float) -> list[AttemptResult]: ...
+    def running(self) -> int: ...
+    def shutdown(self) -> None: ...
+
+
+def safe_run(runner: Runner, job: AttemptJob) -> AttemptResult:
+    """A runner's exception is a failed attempt with a reason, never a crashed orchestrator."""
+    t0 = time.monotonic()
+    try:
+        res = runner(job)
+    except Exception as err:  # noqa: BLE001 — reported as the attempt's failure
+        tb = traceback.extract_tb(err.__traceback__)[-1:]
+        where = f" at {tb[0].filename.rsplit('/', 1)[-1]}:{tb[0].lineno}" if tb else ""
+        res = AttemptResult(aid=job.aid, node=job.node, kind=job.kind, ok=False,
+                            reason=f"internal error: {type(err).__name__}: {err}{where}")
+    if not res.seconds:
+        res.seconds = round(time.monotonic() - t0, 3)
+    return res
+
+
+class LocalExecutor:
+    def __init__(self, runner: Runner, workers: int) -> None:
+        self._runner = runner
+        self._pool = ThreadPoolExecutor(max_workers=max(1, workers),
+                                        thread_name_prefix="attempt")
+        self._done: queue.Queue[AttemptResult] = queue.Queue()
+        self._lock = threading.Lock()
+        self._running = 0
+
+    def submit(self, job: AttemptJob) -> None:
+        with self._lock:
+            self._running += 1
+        fut: Future = self._pool.submit(safe_run, self._runner, job)
+        fut.add_done_callback(self._collect)
+
+    def _collect(self, fut: Future) -> None:
+        with self._lock:
+            self._running -= 1
+        self._done.put(fut.result())
+
+    def poll(self, timeout: float) -> list[AttemptResult]:
+        out: list[AttemptResult] = []
+        try:
+            out.append(self._done.get(timeout=max(timeout, 0.0)) if timeout > 0
+                       else self._done.get_nowait())
+        except queue.Empty:
+            return out
+        while True:
+            try:
+                out.append(self._done.get_nowait())
+            except queue.Empty:
+                return out
+
+    def running(self) -> int:
+        with self._lock:
+            return self._running
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

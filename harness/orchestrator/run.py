@@ -1,0 +1,286 @@
+"""`harness run`: one session of a run — set up or resume, stage 1, stage 2, result.json.
+
+A session: take the run lock (a dead holder's lock is taken over, reported), open the event log
+(a torn last line from a kill is truncated, reported), rebuild the state from the log, reconcile
+it with the record (a batch whose commit is on the branch is merged, whatever the log says),
+make the working file equal the branch head, then run the stages. Every exit path writes
+``result.json`` (atomically) and releases the lock.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.blueprint.dag import analyse
+from harness.blueprint.parse import parse_text
+from harness.errors import CannotCertify, ExitCode, HarnessError, InputError
+from harness.orchestrator.events import EventLog
+from harness.orchestrator.executor import Executor, LocalExecutor, Runner
+from harness.orchestrator.record import Gate, GateOutcome, Record
+from harness.orchestrator.stage1 import Stage1Agents, source_text, stage1
+from harness.orchestrator.stage2 import OPEN_STATUSES, Stage2, Stage2Config
+from harness.orchestrator.state import (RunLock, RunState, atomic_write, rebuild, run_dir,
+                                        run_id_for)
+from harness.workspace import find_workspace
+
+
+class RunSettings(BaseModel):
+    """CLI flags > the config's ``[run]`` section > these defaults."""
+
+    model_config = ConfigDict(extra="forbid")  # a typo in [run] is an error, not a silent default
+
+    workers: int = Field(default=4, ge=1, le=256)
+    max_rounds: int = Field(default=5, ge=1)  # stage 1: audit <-> refine rounds
+    budget: float | None = Field(default=None, ge=0)  # USD, whole run
+    stage: Literal["1", "2", "all"] = "all"
+    batch_size: int = Field(default=8, ge=1)
+    batch_window: float = Field(default=2.0, ge=0)
+    attempts_before_repair: int = Field(default=3, ge=1)
+    max_attempts: int = Field(default=12, ge=1)  # per node, then it is blocked
+
+
+class NodeResult(BaseModel):
+    status: Literal["proved", "open", "blocked"]
+    reason: str = ""
+    attempts: int = 0
+    commit: str | None = None
+
+
+class RunResult(BaseModel):
+    schema_version: int = 1
+    run_id: str
+    file: str
+    final_commit: str | None
+    stop_reason: str
+    exit_code: int
+    nodes: dict[str, NodeResult] = Field(default_factory=dict)
+    counts: dict[str, int] = Field(default_factory=dict)
+    attempts: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    wall_time_s: float = 0.0
+    sessions: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+
+@dataclass
+class Services:
+    """What a session needs from the outside world (the real ones: services.py)."""
+
+    runner: Runner
+    make_gate: Callable[[], Gate]  # called when stage 2 starts (loads or makes the lock)
+    make_executor: Callable[[Runner, int], Executor] = LocalExecutor
+    stage1: Stage1Agents | None = None
+    check: Callable[[str], GateOutcome] | None = None  # stage 1: a new blueprint text
+    lock: Callable[[str], None] | None = None  # stage 1: lock these statements
+    notes: list[str] = field(default_factory=list)
+
+
+Notify = Callable[[str, dict[str, Any]], None]
+
+
+class Session:
+    def __init__(self, file: Path, settings: RunSettings, *, workspace: Path | None = None,
+                 notify: Notify | None = None) -> None:
+        self.file = file.resolve()
+        self.workspace = (workspace or find_workspace(file)).resolve()
+        self.settings = settings
+        self.notify: Notify = notify or (lambda kind, data: None)
+        self.run_id = run_id_for(self.workspace, self.file)
+        self.dir = run_dir(self.workspace, self.file)
+        self.lock = RunLock(self.dir / "lock.json")
+        self.notes: list[str] = []
+        self.source: Path | None = None  # stage 1's informal source (--source)
+        self.log: EventLog | None = None  # set by run(): the services may log (e.g. locking)
+        self.state: RunState = RunState()
+        self.t0 = time.time()
+
+    # ---- setup ------------------------------------------------------------------------------
+    def open(self) -> tuple[EventLog, RunState]:
+        self.lock.acquire()
+        if self.lock.took_over is not None:
+            info = self.lock.took_over
+            self._note("took over a stale run lock" + (
+                f" (pid {info['pid']} is gone)" if info.get("pid") else " (it was unreadable)"))
+        log = EventLog(self.dir / "events.jsonl")
+        if log.repaired:
+            self._note("the event log ended in a torn line (interrupted write): truncated")
+        state = rebuild(log.events)
+        cfg = self.settings.model_dump()
+        if not log.events:
+            log.append("run_started", run_id=self.run_id, file=str(self.file), config=cfg)
+        else:
+            log.append("run_resumed", run_id=self.run_id, file=str(self.file), config=cfg,
+                       inflight=sorted(state.inflight))
+            if state.inflight:
+                self._note(f"re-dispatching {len(state.inflight)} attempt(s) that were in "
+                           "flight when the last session ended")
+        return log, state
+
+    def reconcile(self, record: Record, log: EventLog, state: RunState) -> RunState:
+        """The branch is the truth: adopt merges whose commit exists; distrust the others."""
+        on_branch = {c["Harness-Batch"]: c for c in record.runs_commits(self.run_id,
+                                                                        self._since(state))
+                     if "Harness-Batch" in c}
+        changed = False
+        for batch, c in on_branch.items():
+            if batch not in state.merged_batches:
+                aids = [a for a in c.get("Harness-Attempts", "").split(",") if a]
+                log.append("reconciled", batch=batch, commit=c["commit"], aids=aids,
+                           nodes=[a.rsplit("#", 1)[0] for a in aids])
+                self._note(f"batch {batch} was committed ({c['commit'][:10]}) but not logged: "
+                           "adopted from the record")
+                changed = True
+        merged_events = {e["batch"]: e for e in log.events if e["kind"] in ("merged",
+                                                                          "reconciled")}
+        for batch, commit in state.merged_batches.items():
+            if batch not in on_branch:
+                ev = merged_events.get(batch, {})
+                log.append("unmerged", batch=batch, commit=commit, nodes=ev.get("nodes", []),
+                           aids=ev.get("aids", []))
+                self._note(f"batch {batch} ({commit[:10]}) is logged as merged but is not on "
+                           "the branch: its proofs go back to the gate")
+                changed = True
+        return rebuild(log.events) if changed else state
+
+    @staticmethod
+    def _since(state: RunState) -> float:
+        """Nothing of this run is older than its first event (a minute of clock slack)."""
+        return (state.started or time.time()) - 60
+
+    def _note(self, msg: str) -> None:
+        self.notes.append(msg)
+        self.notify("note", {"message": msg})
+
+    # ---- the whole session --------------------------------------------------------------------
+    def run(self, services_factory: Callable[["Session", Record], Services],
+            preflight: Callable[["Session"], None] | None = None) -> RunResult:
+        log, state = self.open()
+        self.log, self.state = log, state
+        record: Record | None = None
+        result: RunResult | None = None
+        try:
+            if preflight is not None:  # e.g. find Lean: without it, stop before touching anything
+                preflight(self)
+            record = Record(self.workspace, self.file)
+            record.run_id = self.run_id
+            if self.file.exists() and not record.runs_commits(self.run_id, self._since(state)):
+                if record.ensure_committed(f"harness: start run {self.run_id}\n"):
+                    self._note(f"committed {record.rel} as the record's starting point")
+            elif record.text_at() is not None:
+                fixed = record.sync_worktree()
+                if fixed:
+                    self._note(fixed)
+            elif self.settings.stage == "2":
+                raise InputError(self.file, 1, 0, "no such file (stage 1 constructs it from "
+                                 "--source)")
+            state = self.state = self.reconcile(record, log, state)
+            services = services_factory(self, record)
+            for n in services.notes:
+                self._note(n)
+            stop, code = "nothing to do", ExitCode.OK
+            blocked: dict[str, str] = dict(state.blocked)
+            if self.settings.stage in ("1", "all"):
+                src = source_text(self.source, self.dir / "source.txt")
+                out1 = stage1(record=record, log=log, state=state, agents=services.stage1,
+                              source=src, max_rounds=self.settings.max_rounds,
+                              check=services.check or _no_check, lock=services.lock or _no_lock,
+                              notify=self.notify)
+                stop = out1.reason
+                if not out1.done:
+                    code = ExitCode.FINDINGS
+                state = self.state = rebuild(log.events)
+            if self.settings.stage == "2" or (self.settings.stage == "all"
+                                              and code == ExitCode.OK):
+                log.append("stage", stage=2)
+                cfg = Stage2Config(workers=self.settings.workers,
+                                   batch_size=self.settings.batch_size,
+                                   batch_window=self.settings.batch_window,
+                                   attempts_before_repair=self.settings.attempts_before_repair,
+                                   max_attempts=self.settings.max_attempts,
+                                   budget=self.settings.budget)
+                executor = services.make_executor(services.runner, self.settings.workers)
+                try:
+                    out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
+                                 executor=executor, gate=services.make_gate(), cfg=cfg,
+                                 notify=self.notify).run()
+                finally:
+                    executor.shutdown()
+                stop, blocked = out.stop_reason, out.blocked
+                if out.no_lean:
+                    code = ExitCode.CANNOT_CERTIFY
+            result = self._result(record, rebuild(log.events), stop, blocked, code)
+            return result
+        except HarnessError as err:
+            st = rebuild(log.events)
+            result = self._result(record, st, err.line(), dict(st.blocked), err.exit_code)
+            raise
+        finally:
+            if result is None:  # an error: still leave a result behind
+                try:
+                    st = rebuild(log.events)
+                    result = self._result(record, st, "stopped by an error", dict(st.blocked),
+                                          ExitCode.CANNOT_CERTIFY, parse=False)
+                except Exception:  # noqa: BLE001 — never mask the original error
+                    result = None
+            if result is not None:
+                log.append("run_finished", stop_reason=result.stop_reason,
+                           exit_code=result.exit_code, final_commit=result.final_commit)
+                result.wall_time_s = round(rebuild(log.events).elapsed_before, 3)
+                atomic_write(self.dir / "result.json", result.model_dump_json(indent=2) + "\n")
+            log.close()
+            self.lock.release()
+
+    def _result(self, record: Record | None, st: RunState, stop: str, blocked: dict[str, str],
+                code: ExitCode, *, parse: bool = True) -> RunResult:
+        nodes: dict[str, NodeResult] = {}
+        head = record.head() if record is not None else None
+        try:
+            a = analyse(parse_text(record.head_text(), record.file)) \
+                if record is not None and parse else None
+        except HarnessError:
+            a = None
+        if a is not None:
+            for k in a.graph.nodes:
+                d = a.decl(k)
+                if not d.is_node or not d.kind.is_proof:
+                    continue
+                n = st.attempts.get(k, 0)
+                if k in a.proved:
+                    nodes[k] = NodeResult(status="proved", attempts=n,
+                                          commit=st.merged_nodes.get(k))
+                elif k in blocked:
+                    nodes[k] = NodeResult(status="blocked", reason=blocked[k], attempts=n)
+                else:
+                    why = "needs a proof" if d.status in OPEN_STATUSES else \
+                        "rests on unproved nodes"
+                    nodes[k] = NodeResult(status="open", reason=why, attempts=n)
+        counts = {s: sum(1 for r in nodes.values() if r.status == s)
+                  for s in ("proved", "open", "blocked")}
+        if code == ExitCode.OK and (counts["open"] or counts["blocked"]) \
+                and self.settings.stage != "1":  # stage 1 alone succeeds by locking
+            code = ExitCode.FINDINGS
+        if code == ExitCode.OK and not counts["open"] and not counts["blocked"]:
+            stop = "all nodes proved" if stop in ("nothing to do", "no progress possible") \
+                else stop
+        return RunResult(run_id=self.run_id, file=str(self.file), final_commit=head,
+                         stop_reason=stop, exit_code=int(code), nodes=nodes, counts=counts,
+                         attempts=sum(st.attempts.values()), tokens=st.tokens,
+                         cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes)
+
+
+def _no_check(text: str) -> GateOutcome:
+    return GateOutcome(False, False, ["no stage-1 check configured"])
+
+
+def _no_lock(text: str) -> None:
+    raise CannotCertify("no statement lock writer configured")
+
+
+def no_lean(message: str) -> CannotCertify:
+    return CannotCertify(f"no Lean toolchain: {message}; nothing was merged")

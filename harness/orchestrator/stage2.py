@@ -1,0 +1,325 @@
+"""Stage 2: discharge the DAG — pipelined attempts, one gate queue, merges into the record.
+
+The loop owns the scheduler and the event log; attempts run in an :class:`Executor`, the gated
+merge runs on its own thread (the gate queue) so that workers keep being fed while a batch is
+checked. The DAG is recomputed from the record after every merge.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import networkx as nx
+
+from harness.blueprint.dag import Analysis, analyse
+from harness.blueprint.model import BodyStatus
+from harness.orchestrator.events import EventLog
+from harness.orchestrator.executor import AttemptJob, AttemptResult, Executor
+from harness.orchestrator.record import CannotDecide, Candidate, Gate, MergeOutcome, Record
+from harness.orchestrator.scheduler import NodeState, Scheduler, SchedulerConfig
+from harness.orchestrator.state import RunState
+
+OPEN_STATUSES = (BodyStatus.SORRY, BodyStatus.SORRY_USING, BodyStatus.ADMIT)
+MAX_FEEDBACK = 4
+
+
+def work_graph(a: Analysis) -> tuple[nx.DiGraph, list[str], list[str], dict[str, str]]:
+    """The scheduler's view: vertices are the nodes that need a proof; u -> v when v rests on u
+    directly or through declarations that are complete but not yet proved. Returns
+    (graph, open nodes, file order, nodes blocked from the start with a reason)."""
+    g = a.graph
+    order_all = list(g.nodes)  # insertion order = file order
+    on_cycle = {k for c in a.cycles for k in c}
+    work: list[str] = []
+    blocked: dict[str, str] = {}
+    for k in order_all:
+        d = a.decl(k)
+        if k in a.proved or not d.is_node or d.status not in OPEN_STATUSES:
+            continue
+        if k in on_cycle:
+            blocked[k] = "on a dependency cycle"
+        elif not d.kind.is_proof:
+            blocked[k] = "a definition whose body is `sorry`: stage 1 must supply it"
+        else:
+            work.append(k)
+    wset = set(work)
+    h = nx.DiGraph()
+    h.add_nodes_from(work)
+    for v in work:  # walk back through complete-but-unproved declarations
+        stack, seen = list(g.predecessors(v)), set()
+        while stack:
+            u = stack.pop()
+            if u in seen or u in a.proved:
+                continue
+            seen.add(u)
+            if u in wset:
+                h.add_edge(u, v)
+            elif u in blocked:
+                blocked.setdefault(v, f"depends on blocked {u}")
+            else:
+                stack.extend(g.predecessors(u))
+    return h, work, work, blocked
+
+
+@dataclass
+class Stage2Config:
+    workers: int = 4
+    batch_size: int = 8
+    batch_window: float = 2.0
+    attempts_before_repair: int = 3
+    max_attempts: int = 12
+    budget: float | None = None  # USD for the whole run (earlier sessions included)
+    poll_s: float = 0.1
+
+
+@dataclass
+class Stage2Outcome:
+    stop_reason: str
+    blocked: dict[str, str] = field(default_factory=dict)
+    no_lean: bool = False
+
+
+Notify = Callable[[str, dict[str, Any]], None]
+
+
+class Stage2:
+    def __init__(self, *, run_id: str, record: Record, log: EventLog, state: RunState,
+                 executor: Executor, gate: Gate, cfg: Stage2Config, notify: Notify) -> None:
+        self.run_id, self.record, self.log, self.state = run_id, record, log, state
+        self.executor, self.gate, self.cfg, self.notify = executor, gate, cfg, notify
+        self.pending: dict[str, Candidate] = {}  # node -> accepted candidate awaiting the gate
+        self.feedback: dict[str, list[str]] = dict(state.feedback)
+        self.blocked: dict[str, str] = dict(state.blocked)
+        self.spent = state.cost
+        self._gate_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate")
+        self._gate_job: tuple[Future, str, list[Candidate]] | None = None
+        self.sched: Scheduler | None = None
+
+    # ---- DAG from the record ----------------------------------------------------------------
+    def _sync(self) -> None:
+        a = analyse(self.record.parsed(self.record.head_text()))
+        h, work, order, blocked = work_graph(a)
+        for n, why in blocked.items():
+            if n not in self.blocked:
+                self.blocked[n] = why
+                self.log.append("blocked", node=n, reason=why)
+        # blocked nodes stay in the scheduler (as BLOCKED) so that their dependents keep waiting
+        if self.sched is None:
+            cfg = SchedulerConfig(workers=self.cfg.workers, batch_size=self.cfg.batch_size,
+                                  batch_window=self.cfg.batch_window,
+                                  attempts_before_repair=self.cfg.attempts_before_repair,
+                                  max_attempts=self.cfg.max_attempts)
+            self.sched = Scheduler(h, work, cfg, order=order)
+        else:
+            self.sched.sync(h, work, order)
+        for n, why in self.blocked.items():
+            if n in self.sched.nodes and self.sched.state(n) == NodeState.OPEN:
+                self.sched.block(n, why)
+        proofs = [k for k in a.proved if a.decl(k).is_node and a.decl(k).kind.is_proof]
+        self._proved0 = len(proofs) - self.sched.count(NodeState.DONE)
+        self.notify("dag", {"proved": len(proofs), "open": len(work),
+                            "blocked": len(self.blocked), "commit": self.record.head()})
+
+    def _restore(self, now: float) -> None:
+        s = self.sched
+        assert s is not None
+        for n, k in self.state.attempts.items():
+            if n in s.nodes:
+                s.restore(n, attempts=k, failures=self.state.failures.get(n, 0))
+        for aid, ev in sorted(self.state.accepted.items(), key=lambda kv: kv[1]["seq"]):
+            n = ev["node"]
+            if n in s.nodes and s.state(n) == NodeState.OPEN and n not in self.pending:
+                self.pending[n] = _candidate(ev)
+                s.restore(n, attempts=self.state.attempts.get(n, 0),
+                          failures=self.state.failures.get(n, 0), pending_since=now)
+
+    # ---- the loop -----------------------------------------------------------------------------
+    def run(self) -> Stage2Outcome:
+        self._sync()
+        now = time.monotonic()
+        self._restore(now)
+        s = self.sched
+        assert s is not None
+        stop: str | None = None
+        try:
+            while True:
+                now = time.monotonic()
+                if stop is None and self.cfg.budget is not None and self.spent >= self.cfg.budget:
+                    stop = f"budget spent (${self.spent:.4f} of ${self.cfg.budget:.4f})"
+                    self.log.append("note", message=stop)
+                    self.notify("note", {"message": stop})
+                if stop is None:
+                    for d in s.dispatch(now):
+                        self._submit(d.node, d.worker, d.attempt)
+                if self._gate_job is None:
+                    batch = s.take_gate_batch(now)
+                    if batch:
+                        self._start_gate(batch)
+                elif self._gate_job[0].done():
+                    done = self._finish_gate()
+                    if done is not None:
+                        self._drain()
+                        return done
+                    continue
+                wait = self.cfg.poll_s
+                wake = s.next_wakeup()
+                if wake is not None:
+                    wait = max(0.0, min(wait, wake - now))
+                for res in self.executor.poll(wait):
+                    self._on_result(res, time.monotonic())
+                if self._gate_job is None and self.executor.running() == 0:
+                    if stop is not None and not s.in_flight():  # nothing running or pending
+                        break
+                    if s.finished():
+                        stop = stop or self._final_reason()
+                        break
+        finally:
+            self._gate_pool.shutdown(wait=True)
+        self.blocked.update(s.blocked())
+        return Stage2Outcome(stop or self._final_reason(), dict(self.blocked))
+
+    def _drain(self) -> None:
+        """Stopping early: wait for the attempts in flight and log them (their cost, and any
+        accepted proof, which the next session gates)."""
+        s = self.sched
+        assert s is not None
+        while any(st.state == NodeState.RUNNING for st in s.nodes.values()):
+            for res in self.executor.poll(self.cfg.poll_s):
+                self._on_result(res, time.monotonic())
+
+    def _final_reason(self) -> str:
+        s = self.sched
+        assert s is not None
+        left = [n for n, st in s.nodes.items() if st.state != NodeState.DONE]
+        return "all nodes proved" if not left else "no progress possible"
+
+    def _submit(self, node: str, worker: int, attempt: int) -> None:
+        s = self.sched
+        assert s is not None
+        kind = "repair" if s.needs_repair(node) else "prove"
+        aid = f"{node}#{attempt}"
+        job = AttemptJob(run_id=self.run_id, aid=aid, node=node, attempt=attempt, kind=kind,
+                         workspace=str(self.record.repo.working_tree_dir),
+                         file=str(self.record.file), commit=self.record.head(),
+                         text=self.record.head_text(),
+                         feedback=self.feedback.get(node, [])[-MAX_FEEDBACK:], worker=worker)
+        self.log.append("dispatch", aid=aid, node=node, attempt=attempt, worker=worker,
+                        job=kind, commit=job.commit)
+        self.notify("dispatch", {"node": node, "worker": worker, "attempt": attempt,
+                                 "kind": kind})
+        self.executor.submit(job)
+
+    def _on_result(self, r: AttemptResult, now: float) -> None:
+        s = self.sched
+        assert s is not None
+        self.spent += r.cost
+        ok = r.ok and not (r.kind == "repair" and r.repair == "blocker")
+        role = "repair" if r.kind == "repair" else r.role
+        self.log.append("attempt", aid=r.aid, node=r.node, job=r.kind, ok=ok, role=role,
+                        repair=r.repair, body=r.body if ok else "",
+                        helpers=r.helpers if ok else "", reason=r.reason, tokens=r.tokens,
+                        cost=r.cost, seconds=r.seconds)
+        self.notify("attempt", {"node": r.node, "ok": ok, "reason": r.reason, "kind": r.kind,
+                                "worker": self._worker_of(r.node), "cost": r.cost,
+                                "tokens": r.tokens})
+        if r.node not in s.nodes or s.state(r.node) != NodeState.RUNNING:
+            return  # the node changed under the attempt (e.g. split away): drop it
+        if r.kind == "repair" and r.ok and r.repair == "blocker":
+            s.finish(r.node, False, now)
+            self._block(r.node, f"repair: {r.reason}")
+            return
+        s.finish(r.node, ok, now)
+        if ok:
+            role = "repair" if r.kind == "repair" else (r.role or "prove")
+            self.pending[r.node] = Candidate(r.aid, r.node, r.body, r.helpers, role)
+        else:
+            self._remember(r.node, r.reason)
+            if s.state(r.node) == NodeState.BLOCKED:
+                self._block(r.node, s.nodes[r.node].reason)
+
+    def _worker_of(self, node: str) -> int | None:
+        st = self.sched.nodes.get(node) if self.sched else None
+        return st.worker if st else None
+
+    def _block(self, node: str, reason: str) -> None:
+        assert self.sched is not None
+        if self.sched.state(node) != NodeState.BLOCKED:
+            self.sched.block(node, reason)
+        self.blocked[node] = reason
+        self.log.append("blocked", node=node, reason=reason)
+        self.notify("blocked", {"node": node, "reason": reason})
+
+    def _remember(self, node: str, reason: str) -> None:
+        if reason:
+            self.feedback.setdefault(node, []).append(reason[:2000])
+            del self.feedback[node][:-MAX_FEEDBACK]
+
+    def _start_gate(self, batch: list[str]) -> None:
+        cands = [self.pending[n] for n in batch]
+        ev = self.log.append("merge_intent", nodes=batch, aids=[c.aid for c in cands],
+                             base=self.record.head())
+        batch_id = f"b{ev['seq']:06d}"
+        fut = self._gate_pool.submit(self.record.merge_batch, cands, self.gate,
+                                     run_id=self.run_id, batch_id=batch_id)
+        self._gate_job = (fut, batch_id, cands)
+        self.notify("gate", {"batch": batch_id, "nodes": batch})
+
+    def _finish_gate(self) -> Stage2Outcome | None:
+        s = self.sched
+        assert s is not None and self._gate_job is not None
+        fut, batch_id, cands = self._gate_job
+        self._gate_job = None
+        now = time.monotonic()
+        try:
+            out: MergeOutcome = fut.result()
+        except CannotDecide as err:
+            self.log.append("gate", batch=batch_id, certified=False, message=err.message,
+                            merged=[], rejected={}, uncertified=[c.aid for c in cands])
+            self.notify("note", {"message": f"gate cannot certify: {err.message}"})
+            self.blocked.update(s.blocked())
+            return Stage2Outcome(f"the gate cannot certify: {err.message}", dict(self.blocked),
+                                 no_lean=True)
+        self.log.append("gate", batch=batch_id, certified=True, gate_calls=out.gate_calls,
+                        merged=[c.aid for c in out.merged], rejected=out.rejected,
+                        superseded=out.superseded, seconds=round(out.seconds, 4))
+        if out.commit:
+            self.log.append("merged", batch=batch_id, commit=out.commit,
+                            nodes=[c.node for c in out.merged if c.role != "repair"],
+                            split=[c.node for c in out.merged if c.role == "repair"],
+                            aids=[c.aid for c in out.merged])
+            self.notify("merged", {"batch": batch_id, "commit": out.commit,
+                                   "nodes": [c.node for c in out.merged]})
+        by_aid = {c.aid: c for c in cands}
+        proofs = [c.node for c in out.merged if c.role != "repair"]
+        proofs += [by_aid[a].node for a in out.superseded if a in by_aid]
+        rejected = {by_aid[a].node: "; ".join(m) for a, m in out.rejected.items()}
+        for c in cands:
+            self.pending.pop(c.node, None)
+        for n, why in rejected.items():
+            self._remember(n, f"the gate rejected the merged file: {why}")
+        s.gate_done(proofs, rejected, now)
+        for c in out.merged:
+            if c.role == "repair":
+                s.reopen(c.node)
+        for n in rejected:
+            if s.state(n) == NodeState.BLOCKED:
+                self._block(n, s.nodes[n].reason)
+        if any(c.role == "repair" for c in out.merged):
+            relock = getattr(self.gate, "relock", None)
+            if relock is not None:
+                relock(self.record.head_text())
+                self.log.append("locked", commit=out.commit, reason="split added nodes")
+            self._sync()  # a split changed the DAG's shape: recompute it from the record
+        elif out.commit:  # proofs only: the scheduler's incremental update is exact
+            self.notify("dag", {"proved": s.count(NodeState.DONE) + self._proved0,
+                                "open": len(s.nodes) - s.count(NodeState.DONE),
+                                "blocked": len(self.blocked), "commit": out.commit})
+        return None
+
+
+def _candidate(ev: dict[str, Any]) -> Candidate:
+    return Candidate(ev["aid"], ev["node"], ev.get("body", ""), ev.get("helpers", ""),
+                     ev.get("role") or ev.get("job", "prove"))
