@@ -27,7 +27,8 @@ def _eol(text: str, nl: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", nl)
 
 
-def _with_body(text: str, d: Decl, new_body: str) -> str:
+def with_body(text: str, d: Decl, new_body: str) -> str:
+    """``text`` with ``d``'s body replaced (``d``'s spans must index ``text``)."""
     if not d.body_sep:
         raise ValueError(f"`{d.key}` has no body to replace")
     body = _eol(new_body.strip(), newline_of(text))
@@ -36,7 +37,8 @@ def _with_body(text: str, d: Decl, new_body: str) -> str:
     return text[:d.body_span.start] + body + text[d.body_span.end:]
 
 
-def _with_block_before(text: str, d: Decl, new_text: str) -> str:
+def with_block_before(text: str, d: Decl, new_text: str) -> str:
+    """``text`` with a block inserted before ``d`` (and its doc comment and attributes)."""
     nl = newline_of(text)
     block = _eol(new_text.strip("\r\n"), nl)
     if not block.strip():
@@ -50,16 +52,16 @@ def replace_body(bp: Blueprint, label_or_key: str, new_body: str) -> str:
     ``new_body`` is the text after `:=` (e.g. ``"by\\n  omega"``); its line endings are converted
     to the file's. Everything else, including the whitespace around the body, is kept.
     """
-    return _with_body(bp.text, find(bp, label_or_key), new_body)
+    return with_body(bp.text, find(bp, label_or_key), new_body)
 
 
 def insert_before(bp: Blueprint, label_or_key: str, new_text: str) -> str:
     """New text with ``new_text`` (helper declarations) inserted just before a declaration
     (before its doc comment and attributes), separated from it by one blank line."""
-    return _with_block_before(bp.text, find(bp, label_or_key), new_text)
+    return with_block_before(bp.text, find(bp, label_or_key), new_text)
 
 
 def apply_edit(bp: Blueprint, label_or_key: str, body: str, helpers: str = "") -> str:
     """Replace a body and insert helpers before the declaration, in one consistent edit."""
     d = find(bp, label_or_key)
-    return _with_block_before(_with_body(bp.text, d, body), d, helpers)
+    return with_block_before(with_body(bp.text, d, body), d, helpers)

@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
                                    "batch_window": args.batch_window})
     import sys
 
+    if file.is_file() and not _lean_found(args.lake):
+        _plan_without_lean(file, workspace, quiet=args.json)
     view = PlainView(sys.stderr) if args.json else make_view(args.live)
     session = Session(file, settings, workspace=workspace, notify=view)
     session.source = args.source
@@ -81,3 +83,35 @@ def run(args: argparse.Namespace) -> int:
                 out.print(f"  blocked {label}: {n.reason}")
         out.print(f"result: {session.dir / 'result.json'}  commit {result.final_commit}")
     return int(result.exit_code if result.exit_code in tuple(ExitCode) else ExitCode.FINDINGS)
+
+
+def _lean_found(lake: str | None) -> bool:
+    from harness.lean.toolchain import lean_available
+
+    return lean_available(lake)
+
+
+def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
+    """No Lean: nothing can be certified, but the blueprint can still be parsed, planned and
+    drawn. Bad input stops here with its one-line error (exit 2)."""
+    from harness.commands._common import load
+    from harness.commands.graph import write_graph
+    from harness.report.summary import plan_dict
+    from harness.workspace import harness_dir
+
+    a = load(file)
+    graph = harness_dir(workspace) / "graph.html"
+    write_graph(file, graph)
+    if quiet:
+        return
+    data = plan_dict(a)
+    out = console()
+    c = data["counts"]["by_state"]
+    out.print(f"[bold]{data['file']}[/]: {data['counts']['nodes']} nodes; "
+              f"{c.get('proved', 0)} proved, {c.get('ready', 0)} ready now: "
+              + ", ".join(x["key"] for x in data["leaves"]))
+    if data["critical_path"]:
+        out.print("critical path: " + " -> ".join(data["critical_path"]))
+    out.print(f"graph: {graph}")
+    for f in a.findings:
+        out.print(f.line())

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from harness.blueprint.lexer import mask
 from harness.blueprint.model import Blueprint, BodyStatus, Span
-from harness.blueprint.write import _with_block_before, _with_body
+from harness.blueprint.write import with_block_before, with_body
 from harness.errors import InputError
 
 _PLACEHOLDER = re.compile(r"(?<![\w.'])(sorry|sorry_using|admit)(?![\w'])")
@@ -62,8 +62,8 @@ class SpanIndex:
         text = self.text
         moves: list[tuple[int, int, int, int]] = []  # (decl start, Δ helpers, Δ body, body end)
         for d, body, helpers in reversed(spans):  # back to front: earlier spans stay valid
-            t1 = _with_body(text, d, body)
-            t2 = _with_block_before(t1, d, helpers)
+            t1 = with_body(text, d, body)
+            t2 = with_block_before(t1, d, helpers)
             moves.append((d.span.start, len(t2) - len(t1), len(t1) - len(text), d.body_span.end))
             text = t2
         moves.reverse()  # file order

@@ -69,6 +69,11 @@ def test_no_lean_stops_cleanly_and_merges_nothing(tmp_path) -> None:
     assert not (f.parent.parent / ".git").exists()  # not even a repository was created
     res = json.loads((run_dir(f.parent.parent, f) / "result.json").read_text())
     assert res["exit_code"] == 3 and res["final_commit"] is None
+    # ... but it still parses, plans and draws the blueprint
+    assert "ready now:" in out.stdout and "critical path:" in out.stdout
+    graph = f.parent.parent / ".harness" / "graph.html"
+    assert graph.is_file() and "<svg" in graph.read_text()
+    assert out.stderr.count("elan-init.sh") == 1
 
 
 def test_demo_end_to_end_with_llm(tmp_path) -> None:
