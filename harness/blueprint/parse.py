@@ -89,6 +89,7 @@ class _Parser:
         self.findings: list[Finding] = []
         self.frames: list[_Frame] = [_Frame("file", [])]
         self._scope: Scope | None = None  # cache, reset whenever a scope command is seen
+        self._brackets: dict[int, int] = {}  # `@[` brackets are matched by segments() and head()
 
     # -- helpers ---------------------------------------------------------------------------
     def pos(self, offset: int):
@@ -137,6 +138,9 @@ class _Parser:
 
     def match_bracket(self, i: int, what: str) -> int:
         """Offset just past the bracket closing the one at ``i`` (on the masked text)."""
+        hit = self._brackets.get(i)
+        if hit is not None:
+            return hit
         depth = 0
         for mm in _BRACKETS.finditer(self.masked, i):
             ch = mm.group(0)
@@ -145,6 +149,7 @@ class _Parser:
             else:
                 depth -= 1
                 if depth == 0:
+                    self._brackets[i] = mm.end()
                     return mm.end()
         raise self.error(i, f"unterminated {what}")
 
