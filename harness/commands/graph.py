@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from harness.commands._common import add_file_arg, add_json_arg, load
 from harness.errors import ExitCode, UsageError
+from harness.fsutil import atomic_write
 from harness.report.graph import graph_data, render_html, render_svg
 from harness.report.output import emit_json
 
@@ -26,18 +25,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_graph(file: Path, output: Path) -> dict:
     fmt = FORMATS.get(output.suffix.lower())
     if fmt is None:
@@ -48,7 +35,7 @@ def write_graph(file: Path, output: Path) -> dict:
     text = {"html": render_html, "svg": render_svg,
             "json": lambda d: json.dumps(d, indent=2, ensure_ascii=False)}[fmt](data)
     try:
-        write_atomic(output, text)
+        atomic_write(output, text, durable=False)
     except OSError as err:
         raise UsageError(f"{output}: cannot write: {err.strerror or err}") from None
     return {"file": str(file), "output": str(output), "format": fmt,

@@ -19,6 +19,7 @@ from typing import Any
 
 from harness.errors import UsageError
 from harness.orchestrator.events import read_events
+from harness.fsutil import atomic_write  # noqa: F401  (re-exported for the orchestrator)
 from harness.workspace import harness_dir
 
 
@@ -34,20 +35,6 @@ def run_id_for(workspace: Path, file: Path) -> str:
 
 def run_dir(workspace: Path, file: Path) -> Path:
     return harness_dir(workspace) / "runs" / run_id_for(workspace, file)
-
-
-def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
-    """Write-temp, fsync, rename: a reader sees the old or the new file, never half of one.
-    ``durable=False`` skips the fsync (still atomic for readers and against kill -9)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    raw = data.encode() if isinstance(data, str) else data
-    with open(tmp, "wb") as f:
-        f.write(raw)
-        f.flush()
-        if durable:
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 # ---- the run lock ----------------------------------------------------------------------------
