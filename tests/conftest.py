@@ -1,0 +1,68 @@
+"""Suite-wide guard: no zombie and no stray Lean-double process may outlive the tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+FAKES = str(Path(__file__).resolve().parent / "fakes")
+
+
+def _processes() -> list[tuple[int, int, str, str]]:
+    """(pid, ppid, state, cmdline) of every process we can see."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        rest = stat.rsplit(")", 1)[1].split()
+        out.append((int(entry.name), int(rest[1]), rest[0], cmd))
+    return out
+
+
+def leaks() -> list[str]:
+    """Zombie children, and Lean doubles that are our descendants or orphans (a session run in
+    parallel by someone else keeps its own, parented processes)."""
+    me = os.getpid()
+    procs = _processes()
+    parent = {pid: ppid for pid, ppid, _, _ in procs}
+
+    def ours(pid: int) -> bool:
+        seen = set()
+        while pid > 1 and pid not in seen:
+            seen.add(pid)
+            pid = parent.get(pid, 0)
+            if pid == me:
+                return True
+        return False
+
+    found = []
+    for pid, ppid, state, cmd in procs:
+        if pid == me:
+            continue
+        if ppid == me and state == "Z":
+            found.append(f"zombie child {pid}")
+        elif FAKES in cmd and (ppid == 1 or ours(pid)):
+            found.append(f"stray Lean double {pid}: {cmd.strip()[:120]}")
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    return found
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if not Path("/proc").is_dir():
+        return
+    found = leaks()
+    if found:
+        print("\nprocess leak after the test suite:\n  " + "\n  ".join(found))
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
