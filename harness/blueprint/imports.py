@@ -15,6 +15,7 @@ from pathlib import Path
 from harness.blueprint.model import Blueprint, CommandKind
 from harness.blueprint.source import parse_file
 
+_NOT_MODULES = {"runtime", "all"}
 _MODULE = re.compile(r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
 
 
@@ -23,7 +24,8 @@ def imported_modules(bp: Blueprint) -> list[str]:
     for c in bp.commands:
         if c.kind == CommandKind.IMPORT:
             text = bp.masked_text()[c.span.start:c.span.end]
-            out.extend(m for m in _MODULE.findall(text[len("import"):]) if m != "runtime")
+            after = text[text.index("import") + len("import"):]  # `public meta import all X`
+            out.extend(m for m in _MODULE.findall(after) if m not in _NOT_MODULES)
     return out
 
 

@@ -26,9 +26,9 @@ __all__ = ["decode", "parse_file", "parse_text"]
 
 DECL_KEYWORDS = {k.value for k in DeclKind}
 MODIFIERS = {"private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "scoped",
-             "local"}
+             "local", "public", "meta"}  # `public`/`meta`: the module system (`public import`)
 OTHER_COMMANDS = {
-    "import", "namespace", "section", "end", "open", "variable", "variables", "universe",
+    "module", "import", "namespace", "section", "end", "open", "variable", "variables", "universe",
     "universes", "set_option", "attribute", "export", "mutual", "macro", "macro_rules", "syntax",
     "elab", "elab_rules", "notation", "notation3", "infix", "infixl", "infixr", "prefix",
     "postfix", "declare_syntax_cat", "run_cmd", "run_tac", "run_elab", "initialize",
@@ -191,12 +191,11 @@ class _Parser:
         if pending is not None:
             raise self.error(pending, "attribute, modifier or doc comment not followed by a "
                              "declaration")
-        for frame in self.frames[1:]:
-            self.finding("unclosed-scope", len(self.text),
-                         f"{frame.kind} {'.'.join(frame.names)} is never closed with `end`")
+        # Scopes still open at the end of the file are closed by Lean itself: not a finding.
         header_end = 0
         for c in commands:
-            if c.kind in (CommandKind.IMPORT, CommandKind.MODULE_DOC, CommandKind.SET_OPTION):
+            if (c.kind in (CommandKind.IMPORT, CommandKind.MODULE_DOC, CommandKind.SET_OPTION)
+                    or c.keyword == "module"):
                 header_end = c.span.end
             else:
                 break
@@ -303,7 +302,7 @@ class _Parser:
         elif kw in ("open", "variable", "variables", "universe", "universes", "set_option"):
             self.record_scope(kw, at, span_end)
         kind = KIND_OF.get(kw, CommandKind.OTHER)
-        if head["attrs"] and kind != CommandKind.OTHER:
+        if head["attrs"] and kind not in (CommandKind.OTHER, CommandKind.SECTION):
             self.finding("misplaced-attribute", head["attrs"][0][0],
                          f"attribute before `{kw}`, which is not a declaration")
         return Command(kind, kw, span, pos)

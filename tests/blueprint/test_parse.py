@@ -203,12 +203,12 @@ def test_unbalanced_end_is_a_finding():
     assert codes == ["unbalanced-end", "unbalanced-end"]
 
 
-def test_unclosed_namespace_is_a_finding():
+def test_scope_left_open_at_end_of_file_is_fine():
     bp = P('''
         namespace A
         theorem t : True := trivial
     ''')
-    assert [f.code for f in bp.findings] == ["unclosed-scope"]
+    assert not bp.findings and bp.decls[0].name == "A.t"
 
 
 def test_open_and_variable_recorded_in_scope():
@@ -486,3 +486,55 @@ def test_attribute_before_a_non_declaration_is_a_finding():
         @[inherit_doc] notation "ℕ'" => Nat
     ''')
     assert [f.code for f in bp.findings] == ["misplaced-attribute"]
+
+
+def test_module_system_syntax():
+    bp = P('''
+        /-
+        Copyright (c) 2025. All rights reserved.
+        -/
+        module
+
+        public import Mathlib.Probability.Moments.Tilted
+        public meta import Mathlib.Tactic.Linarith
+
+        /-! # Title -/
+
+        @[expose] public section
+
+        open MeasureTheory
+
+        namespace ProbabilityTheory
+
+        /-- A structure with an auto-param binder. -/
+        structure Kernel.Foo (X : Nat) (ν : Nat := by exact 0) : Prop where
+          le : X ≤ X + ν
+
+        namespace Kernel.Foo
+
+        /-! ### Basic -/
+
+        lemma fun_zero : Foo 0 0 where
+          le := Nat.le_refl _
+
+        -- todo rename
+        lemma _root_.ProbabilityTheory.Kernel.foo_congr : True := by
+          calc True
+          _ = True := rfl
+
+        protected lemma const (h : Foo 1 1) : True := trivial
+
+        end Kernel.Foo
+
+        end ProbabilityTheory
+    ''')
+    assert not bp.findings
+    assert [c.keyword for c in bp.commands][:4] == ["module", "import", "import", "/-!"]
+    names = [d.name for d in bp.decls]
+    assert names == ["ProbabilityTheory.Kernel.Foo", "ProbabilityTheory.Kernel.Foo.fun_zero",
+                     "ProbabilityTheory.Kernel.foo_congr", "ProbabilityTheory.Kernel.Foo.const"]
+    assert bp.decls[1].body_sep == "where" and bp.decls[1].status.value == "complete"
+    assert bp.decls[0].modifiers == ()
+    from harness.blueprint.imports import imported_modules
+    assert imported_modules(bp) == ["Mathlib.Probability.Moments.Tilted",
+                                    "Mathlib.Tactic.Linarith"]
