@@ -96,7 +96,7 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
     for key, dd in deps.items():
         if key not in g:
             continue
-        for src in dd.statement | dd.proof:
+        for src in sorted(dd.statement | dd.proof, key=lambda k: order.get(k, 0)):
             if src not in g or src == key:
                 continue
             kinds = set()
@@ -112,7 +112,10 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
     on_cycle: set[str] = set()
     for c, keys in members.items():
         if len(keys) > 1:
-            cyc = [u for u, _ in nx.find_cycle(g.subgraph(keys))]
+            groups = {g.nodes[k]["decl"].group for k in keys}
+            if len(groups) == 1 and None not in groups:
+                continue  # one `mutual` block: mutual recursion, not a dependency cycle
+            cyc = [u for u, _ in nx.find_cycle(g.subgraph(keys), source=keys[0])]
             cycles.append(cyc)
             on_cycle.update(keys)
     cycles = [c for c in cycles if any(not g.nodes[k]["external"] for k in c)]
@@ -125,11 +128,12 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
     topo = [c for gen in gens for c in gen]
     proved: set[str] = set()
     for c in topo:
-        for key in members[c]:
-            d: Decl = g.nodes[key]["decl"]
-            if (key not in on_cycle and d.status.is_complete
-                    and all(p in proved for p in g.predecessors(key))):
-                proved.add(key)
+        keys = members[c]
+        inside = set(keys)
+        # a mutual block is proved as a whole: all members complete, everything outside proved
+        if all(k not in on_cycle and g.nodes[k]["decl"].status.is_complete
+               and all(p in proved or p in inside for p in g.predecessors(k)) for k in keys):
+            proved.update(keys)
 
     priority: dict[str, int] = {}
     for c in reversed(topo):
@@ -149,10 +153,14 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
                     priority[key] = top
 
     own_set = set(own)
+    def same_block(a: str, b: str) -> bool:
+        ga = g.nodes[a]["decl"].group
+        return ga is not None and ga == g.nodes[b]["decl"].group
+
     leaves = [k for k in own
               if k not in proved and k not in on_cycle
               and not g.nodes[k]["decl"].status.is_complete
-              and all(p in proved for p in g.predecessors(k))]
+              and all(p in proved or same_block(p, k) for p in g.predecessors(k))]
     leaves.sort(key=lambda k: (-priority[k], order[k]))
 
     layers = [layer for layer in (

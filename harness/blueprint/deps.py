@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from harness.blueprint.lexer import IDENT, strip_guillemets
 from harness.blueprint.model import Blueprint, Decl, Finding
 
-_CREF = re.compile(r"\\(?:[cC]ref|ref|uses)\{([^}]*)\}")
+_CREF = re.compile(r"\\([cC]ref|ref|uses)\{([^}]*)\}")
+_LABEL = re.compile(r"\\label\{([^}]*)\}")
 
 
 @dataclass(slots=True)
@@ -24,11 +25,28 @@ class DeclDeps:
 
 
 def cref_labels(prose: str | None) -> list[str]:
+    return [label for _, label in cref_refs(prose)]
+
+
+def cref_refs(prose: str | None) -> list[tuple[str, str]]:
+    """(macro, label) for every `\\cref{a,b}` / `\\Cref{…}` / `\\ref{…}` in the prose."""
     if not prose:
         return []
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     for m in _CREF.finditer(prose):
-        out.extend(x.strip() for x in m.group(1).split(",") if x.strip())
+        out.extend((m.group(1), x.strip()) for x in m.group(2).split(",") if x.strip())
+    return out
+
+
+def prose_labels(*blueprints: Blueprint) -> set[str]:
+    """`\\label{…}`s defined inside the prose (equations): `\\ref`s to them are not nodes."""
+    out: set[str] = set()
+    for bp in blueprints:
+        for d in bp.decls:
+            b = d.blueprint
+            if b is not None:
+                for prose in (b.statement, b.proof):
+                    out.update(_LABEL.findall(prose or ""))
     return out
 
 
@@ -38,6 +56,11 @@ class Resolver:
     def __init__(self, *blueprints: Blueprint) -> None:
         self.by_name: dict[str, Decl] = {}
         self.by_label: dict[str, Decl] = {}
+        # labels that name no declaration of ours but are known: `attribute [blueprint]` on
+        # Mathlib declarations, and `\label{…}` equations inside the prose
+        self.known_labels: set[str] = prose_labels(*blueprints)
+        for bp in blueprints:
+            self.known_labels.update(bp.tagged)
         for d in (d for bp in blueprints for d in bp.decls):
             if d.name is not None:
                 self.by_name.setdefault(d.name, d)
@@ -120,29 +143,30 @@ def collect(bp: Blueprint, masked: str, resolver: Resolver | None = None
             for where, prose, target in (("statement", bpa.statement, dd.statement),
                                          ("proof", bpa.proof, dd.proof),
                                          ("title", bpa.title, dd.statement)):
-                for label in cref_labels(prose):
+                for macro, label in cref_refs(prose):
                     hit = r.by_label.get(label)
-                    if hit is None:
+                    if hit is None and label not in r.known_labels:
                         findings.append(Finding(
-                            "dangling-cref", f"\\cref{{{label}}} in the {where} of "
+                            "dangling-cref", f"\\{macro}{{{label}}} in the {where} of "
                             f"`{bpa.label}` names no node", path, bp.pos_of(bpa.span.start),
                             bpa.label))
-                    elif hit is not d:
+                    elif hit is not None and hit is not d:
                         target.add(hit.key)
             for items, target, fname in ((bpa.uses, dd.statement, "uses"),
                                          (bpa.proof_uses, dd.proof, "proofUses")):
                 for item in items:
                     if item.startswith("-"):
                         continue
-                    hit = (r.by_label.get(item[len("label:"):]) if item.startswith("label:")
-                           else r.resolve(item, d))
-                    if hit is None:
+                    is_label = item.startswith("label:")
+                    hit = r.by_label.get(item[len("label:"):]) if is_label else r.resolve(item, d)
+                    # a name that is not ours may be a Mathlib constant: Lean checks those
+                    if hit is None and is_label and item[len("label:"):] not in r.known_labels:
                         shown = item.removeprefix("label:")
                         findings.append(Finding(
                             "dangling-use", f"`{fname}` of `{bpa.label}` names `{shown}`, which "
                             "is neither in this file nor in its imports", path,
                             bp.pos_of(bpa.span.start), bpa.label))
-                    elif hit is not d:
+                    elif hit is not None and hit is not d:
                         target.add(hit.key)
             for items, target in ((bpa.uses, dd.statement), (bpa.proof_uses, dd.proof)):
                 for item in items:  # `-x` excludes an inferred dependency

@@ -77,11 +77,15 @@ def regions(text: str, path: object = None) -> list[Region]:
                 out.append(Region("string", s, e + len(close)))
                 i = e + len(close)
             else:
-                sm = _STRING_BODY.match(text, s + 1)
-                if sm is None:
-                    raise _error(text, s, path, "unterminated string literal")
-                out.append(Region("string", s, sm.end()))
-                i = sm.end()
+                if s > 0 and text[s - 1] == "!":  # s!"…{code}…": braces hold code
+                    e = _interpolated_end(text, s, path)
+                else:
+                    sm = _STRING_BODY.match(text, s + 1)
+                    if sm is None:
+                        raise _error(text, s, path, "unterminated string literal")
+                    e = sm.end()
+                out.append(Region("string", s, e))
+                i = e
         elif tok == "'":
             if s > 0 and _is_ident_char(text[s - 1]):
                 i = s + 1  # a prime inside an identifier (`h'`, `foo'`)
@@ -98,6 +102,39 @@ def regions(text: str, path: object = None) -> list[Region]:
                 raise _error(text, s, path, "unterminated «quoted» identifier")
             i = e + 1
     return out
+
+
+_INTERP = re.compile(r'\\.|[{}"\']', re.S)
+
+
+def _interpolated_end(text: str, start: int, path: object) -> int:
+    """End of an interpolated string (`s!"a {f "x"} b"`): inside `{…}` is code, where quotes
+    and char literals (`'"'`) nest; outside, an unescaped `"` closes the string."""
+    depth = 0
+    i = start + 1
+    while True:
+        m = _INTERP.search(text, i)
+        if m is None:
+            raise _error(text, start, path, "unterminated string literal")
+        tok = m.group(0)
+        i = m.end()
+        if tok.startswith("\\"):
+            continue
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth = max(0, depth - 1)
+        elif tok == '"':
+            if depth == 0:
+                return i
+            sm = _STRING_BODY.match(text, i)  # a plain string inside the code
+            if sm is None:
+                raise _error(text, m.start(), path, "unterminated string literal")
+            i = sm.end()
+        elif depth > 0:  # `'`: a char literal inside the code, or a prime
+            cm = _CHAR_LIT.match(text, m.start())
+            if cm is not None and not _is_ident_char(text[m.start() - 1]):
+                i = cm.end()
 
 
 def _block_end(text: str, start: int, path: object) -> int:

@@ -142,6 +142,7 @@ class Decl:
     name_pos: Pos  # position of the name (where Lean reports `declaration uses sorry`)
     end_pos: Pos
     doc: str | None = None  # a `/-- … -/` doc comment before the declaration
+    group: int | None = None  # members of one `mutual … end` block share a group
 
     @property
     def label(self) -> str | None:
@@ -208,6 +209,7 @@ class Blueprint:
     findings: list[Finding] = field(default_factory=list)
     _line_starts: list[int] | None = field(default=None, repr=False)
     masked: str = field(default="", repr=False)  # text with comments/literals blanked
+    tagged: dict[str, str] = field(default_factory=dict)  # label -> name, `attribute [blueprint]`
 
     def masked_text(self) -> str:
         if not self.masked:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harness.blueprint import attrs as attr_parse
 from harness.blueprint.lexer import IDENT, Region, mask_regions, regions, strip_guillemets
+from harness.blueprint.scope import ScopeTracker
 from harness.blueprint.model import (
     Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Finding, Scope, Span, gc_paused,
     line_starts, pos_from_starts,
@@ -36,7 +37,14 @@ OTHER_COMMANDS = {
     "suppress_compilation", "alias", "irreducible_def", "unseal", "seal", "register_option",
     "register_simp_attr", "compile_inductive", "library_note", "proof_wanted", "deriving",
     "simproc", "dsimproc", "builtin_simproc", "binder_predicate", "unif_hint", "grind_pattern",
+    "initialize_simps_projections", "mk_iff_of_inductive_prop", "add_aesop_rules",
+    "declare_aesop_rule_sets", "count_heartbeats", "assert_not_imported", "run_meta",
 }
+DECL_MODIFIERS = {"private", "protected", "noncomputable", "partial", "unsafe", "nonrec"}
+# Words that may start a command on an indented line (members of a `mutual` block, declarations
+# indented inside a namespace): none of them can begin a line of a term or a tactic block.
+INDENTED_STARTS = DECL_KEYWORDS | DECL_MODIFIERS | {"mutual", "namespace", "section", "end"}
+IN_PREFIXES = {"open", "set_option", "variable", "include", "omit", "attribute"}
 START_WORDS = DECL_KEYWORDS | MODIFIERS | OTHER_COMMANDS
 KIND_OF = {
     "import": CommandKind.IMPORT, "namespace": CommandKind.NAMESPACE,
@@ -47,10 +55,12 @@ KIND_OF = {
 }
 
 _LINE_START = re.compile(r"^(@\[|#[A-Za-z_]+|[A-Za-z_][A-Za-z_0-9]*)", re.M)
+_INDENTED = re.compile(r"^[ \t]+(@\[|[A-Za-z_][A-Za-z_0-9]*)", re.M)
+_EXIT = re.compile(r"^#exit\b", re.M)
 _WS = re.compile(r"\s*")
 _WORD = re.compile(r"[A-Za-z_#][A-Za-z_0-9]*")
 _IN_PREFIX = re.compile(r"[^\n]*?\sin(?=\s|$)")
-_SEPARATOR = re.compile(r"[()\[\]{}⟨⟩⦃⦄]|:=|(?<![\w.'])where(?![\w'!?])|\|")
+_SEPARATOR = re.compile(r"[()\[\]{}⟨⟩⦃⦄]|:=|(?<![\w.'])(?:where|let|have)(?![\w'!?])|\|")
 _BODY_MARK = re.compile(r"(?<![\w.'!?])(sorry_using|sorry|admit)(?![\w'!?])")
 _OPENERS = "([{⟨⦃"
 _CLOSERS = ")]}⟩⦄"
@@ -63,32 +73,28 @@ def parse_text(text: str, path: str | Path | None = None, *, bom: bool = False) 
         return _Parser(text, Path(path) if path is not None else None, bom).run()
 
 
-class _Frame:
-    __slots__ = ("kind", "names", "opens", "commands")
-
-    def __init__(self, kind: str, names: list[str]) -> None:
-        self.kind = kind
-        self.names = names
-        self.opens: list[str] = []
-        self.commands: list[str] = []
-
-
 class _Parser:
     def __init__(self, text: str, path: Path | None, bom: bool) -> None:
         self.text = text
         self.path = path
         self.bom = bom
-        self.regs: list[Region] = regions(text, path)
+        self.regs: list[Region] = _regions_to_exit(text, path)
         self.masked = mask_regions(text, self.regs)
+        # comments blanked but literals kept: where a span may end or a body begin
+        self.cmask = mask_regions(text, [r for r in self.regs if r.kind != "string"
+                                         and r.kind != "char"])
         self.starts = line_starts(text)
         self.region_at = {r.start: r for r in self.regs}
         self.doc_at = {r.start: r for r in self.regs if r.kind in ("doc_comment", "module_doc")}
         self.doc_starts = sorted(self.doc_at)
+        self.doc_by_end = {r.end: r for r in self.doc_at.values()}
+        self.doc_ends = sorted(self.doc_by_end)
         self.comments = [r for r in self.regs if r.kind.endswith("comment") or r.kind == "module_doc"]
         self.comment_ends = [r.end for r in self.comments]
         self.findings: list[Finding] = []
-        self.frames: list[_Frame] = [_Frame("file", [])]
-        self._scope: Scope | None = None  # cache, reset whenever a scope command is seen
+        self.scopes = ScopeTracker()
+        self.decls: list[Decl] = []
+        self.tagged: dict[str, str] = {}  # `attribute [blueprint "l"] X` for X not in this file
         self._brackets: dict[int, int] = {}  # `@[` brackets are matched by segments() and head()
 
     # -- helpers ---------------------------------------------------------------------------
@@ -107,7 +113,8 @@ class _Parser:
         return str(self.path) if self.path is not None else "<input>"
 
     def skip_ws(self, i: int, end: int) -> int:
-        return min(_WS.match(self.masked, i).end(), end)
+        """Skip whitespace and comments (not literals)."""
+        return min(_WS.match(self.cmask, i).end(), end)
 
     def skip_to_code(self, i: int, end: int) -> int:
         """Skip whitespace and comments, but stop at a doc comment (it belongs to a command)."""
@@ -154,7 +161,8 @@ class _Parser:
         raise self.error(i, f"unterminated {what}")
 
     def trim_end(self, start: int, end: int) -> int:
-        m = self.masked
+        """Back over trailing whitespace and comments (a trailing literal stays in the span)."""
+        m = self.cmask
         while end > start and m[end - 1].isspace():
             end -= 1
         return end
@@ -188,6 +196,7 @@ class _Parser:
             commands.append(cmd)
             if cmd.decl is not None:
                 decls.append(cmd.decl)
+                self.decls.append(cmd.decl)
         if pending is not None:
             raise self.error(pending, "attribute, modifier or doc comment not followed by a "
                              "declaration")
@@ -200,8 +209,10 @@ class _Parser:
             else:
                 break
         self.check_labels(decls)
-        return Blueprint(self.path, self.text, self.bom, commands, decls, Span(0, header_end),
-                         self.findings, self.starts, self.masked)
+        bp = Blueprint(self.path, self.text, self.bom, commands, decls, Span(0, header_end),
+                       self.findings, self.starts, self.masked)
+        bp.tagged = self.tagged
+        return bp
 
     def segments(self) -> list[tuple[int, int]]:
         """Split points: column-0 command words, attributes, doc comments and module docs."""
@@ -230,7 +241,8 @@ class _Parser:
             if doc_starts[di] >= skip_until:
                 cuts.append(doc_starts[di])
             di += 1
-        cuts.sort()
+        cuts.extend(self.indented_starts())
+        cuts = sorted(set(cuts))
         bounds = cuts + [len(self.text)]
         segs = [(bounds[i], bounds[i + 1]) for i in range(len(cuts))]
         first = cuts[0] if cuts else len(m)
@@ -238,6 +250,38 @@ class _Parser:
             raise self.error(self.skip_ws(0, first), "unexpected text before the first command "
                              "(not a Lean file?)")
         return segs
+
+    def indented_starts(self) -> list[int]:
+        """Declarations on indented lines (`mutual` members, indented namespace bodies), with the
+        doc comment or attributes in front of them."""
+        m = self.masked
+        out: list[int] = []
+        for mm in _INDENTED.finditer(m):
+            word = mm.group(1)
+            if word not in INDENTED_STARTS and word != "@[":
+                continue
+            s = mm.start(1)
+            if word == "@[" or word in DECL_MODIFIERS:  # must lead to a declaration keyword
+                j = s
+                while True:
+                    j = self.skip_ws(j, len(m))
+                    if m.startswith("@[", j):
+                        j = self.match_bracket(j + 1, "attribute `@[`")
+                        continue
+                    w = _WORD.match(m, j)
+                    if w is None or w.group(0) not in DECL_MODIFIERS:
+                        break
+                    j = w.end()
+                w = _WORD.match(m, j)
+                if w is None or w.group(0) not in DECL_KEYWORDS:
+                    continue
+            k = bisect_left(self.doc_ends, s) - 1  # a doc comment right before it
+            if k >= 0 and not m[self.doc_ends[k]:s].strip():
+                r = self.doc_by_end[self.doc_ends[k]]
+                if r.kind == "doc_comment":
+                    s = r.start
+            out.append(s)
+        return out
 
     def head(self, start: int, end: int) -> dict | None:
         """Walk the prefix (doc comment, attributes, modifiers, `open … in`) to the keyword."""
@@ -268,8 +312,10 @@ class _Parser:
             if word in MODIFIERS:
                 mods.append(word)
                 i = self.skip_ws(w.end(), end)
+                if word == "scoped" and m.startswith("[", i):  # `scoped[NS] notation …`
+                    i = self.skip_ws(self.match_bracket(i, "`scoped[…]`"), end)
                 continue
-            if word in ("open", "set_option"):
+            if word in IN_PREFIXES:
                 pm = _IN_PREFIX.match(m, w.end())
                 if pm is not None and pm.end() <= end:
                     scope_prefix.append((i, pm.end()))
@@ -292,68 +338,55 @@ class _Parser:
             return self.decl(span, head, DeclKind.INDUCTIVE, kw_end)
         if kw in DECL_KEYWORDS:
             return self.decl(span, head, DeclKind(kw), at + len(kw))
-        self._scope = None
-        if kw == "section" or kw == "namespace":
-            self.open_frame(kw, at, span_end)
-        elif kw == "mutual":
-            self.frames.append(_Frame("mutual", []))
+        report = lambda code, msg: self.finding(code, at, msg)  # noqa: E731
+        if kw in ("section", "namespace", "mutual"):
+            self.scopes.open(kw, self.clean(at + len(kw), span_end))
         elif kw == "end":
-            self.close_frame(at, span_end)
+            self.scopes.close(self.clean(at + 3, span_end), report)
         elif kw in ("open", "variable", "variables", "universe", "universes", "set_option"):
-            self.record_scope(kw, at, span_end)
+            self.scopes.record(kw, self.clean(at, span_end))
+        elif kw == "attribute":
+            self.tag(at, span_end)
         kind = KIND_OF.get(kw, CommandKind.OTHER)
         if head["attrs"] and kind not in (CommandKind.OTHER, CommandKind.SECTION):
             self.finding("misplaced-attribute", head["attrs"][0][0],
                          f"attribute before `{kw}`, which is not a declaration")
         return Command(kind, kw, span, pos)
 
-    # -- scopes ----------------------------------------------------------------------------
-    def open_frame(self, kw: str, at: int, end: int) -> None:
-        rest = self.clean(at + len(kw), end)
-        names = strip_guillemets(rest).split(".") if rest else []
-        frame = _Frame(kw, names if kw == "namespace" else ([rest] if rest else []))
-        frame.commands.append(f"{kw} {rest}".strip())
-        self.frames.append(frame)
-
-    def close_frame(self, at: int, end: int) -> None:
-        name = strip_guillemets(self.clean(at + 3, end))
-        written = f"`end {name}`" if name else "`end`"
-        if len(self.frames) == 1:
-            self.finding("unbalanced-end", at, f"{written} closes no namespace or section")
+    # -- `attribute [blueprint …] name` --------------------------------------------------
+    def tag(self, at: int, end: int) -> None:
+        """LeanArchitect nodes added after the fact: `attribute [blueprint "l" …] foo bar`."""
+        m = self.masked
+        i = self.skip_ws(at + len("attribute"), end)
+        if not m.startswith("[", i):
             return
-        frame = self.frames.pop()
-        expected = ".".join(frame.names)
-        if frame.kind != "mutual" and name != expected:
-            self.finding("unbalanced-end", at,
-                         f"{written} closes {frame.kind} `{expected or '(anonymous)'}`")
+        close = self.match_bracket(i, "attribute list `[`")
+        entries = attr_parse.split_entries(m, i + 1, close - 1, self.text)
+        blueprints = [(s, e) for s, e in entries if _BLUEPRINT_ENTRY.match(m, self.skip_ws(s, e))]
+        if not blueprints:
+            return
+        targets = [t for t in m[close:end].split() if t != "in"]
+        for s, e in blueprints:
+            for target in targets:
+                attr = attr_parse.parse_blueprint(self, self.skip_ws(s, e), e, Span(at, end))
+                d = self.lookup(strip_guillemets(target))
+                if d is None:
+                    self.tagged[attr.label or target] = target
+                elif d.blueprint is not None:
+                    self.finding("duplicate-attribute", at,
+                                 f"`{d.name}` already has a `blueprint` attribute")
+                else:
+                    attr.label = attr.label or d.name or target
+                    d.blueprint = attr
 
-    def record_scope(self, kw: str, at: int, end: int) -> None:
-        text = self.clean(at, end)
-        frame = self.frames[-1]
-        frame.commands.append(text)
-        if kw == "open":
-            frame.opens.extend(_opened(text))
-
-    def scope_for(self, prefix: list[tuple[int, int]]) -> Scope:
-        if not prefix and self._scope is not None:
-            return self._scope
-        namespaces: list[str] = []
-        opens: list[str] = []
-        cmds: list[str] = []
-        for f in self.frames:
-            if f.kind == "namespace":
-                namespaces.extend(f.names)
-            opens.extend(f.opens)
-            cmds.extend(f.commands)
-        for s, e in prefix:
-            text = self.clean(s, e)
-            cmds.append(text)
-            if text.startswith("open"):
-                opens.extend(_opened(text[: -len("in")]))
-        scope = Scope(tuple(namespaces), tuple(opens), tuple(cmds))
-        if not prefix:
-            self._scope = scope
-        return scope
+    def lookup(self, name: str) -> Decl | None:
+        ns = list(self.scopes.current([]).namespaces)
+        for k in range(len(ns), -1, -1):
+            full = ".".join([*ns[:k], name])
+            for d in reversed(self.decls):
+                if d.name == full:
+                    return d
+        return None
 
     # -- declarations ----------------------------------------------------------------------
     def decl(self, span: Span, head: dict, kind: DeclKind, kw_end: int) -> Command:
@@ -370,7 +403,7 @@ class _Parser:
                 short = nm.group(0)
                 name_at = i
                 i = nm.end()
-        scope = self.scope_for(head["prefix"])
+        scope = self.scopes.current([self.clean(s, e) for s, e in head["prefix"]])
         full = None
         if short is not None:
             plain = strip_guillemets(short)
@@ -407,6 +440,7 @@ class _Parser:
             body_span=body_span, body_sep=sep, status=status, sorry_using=sorry_using,
             pos=self.pos(head["at"]), name_pos=self.pos(name_at), end_pos=self.pos(end),
             doc=self.text[doc_r.start + 3:doc_r.end - 2].strip() if doc_r else None,
+            group=self.scopes.group,
         )
         return Command(CommandKind.DECL, kind.value, span, decl.pos, decl)
 
@@ -414,6 +448,7 @@ class _Parser:
         """Find `:=`, `where` or the first `|` arm at bracket depth 0."""
         m = self.masked
         depth = 0
+        binders = 0  # `let x := …` / `have h := …` in a statement own the next `:=`
         for mm in _SEPARATOR.finditer(m, start, end):
             tok = mm.group(0)
             if tok in _OPENERS:
@@ -422,7 +457,13 @@ class _Parser:
                 depth = max(0, depth - 1)
             elif depth == 0:
                 s = mm.start()
+                if tok in ("let", "have"):
+                    binders += 1
+                    continue
                 if tok == ":=":
+                    if binders:
+                        binders -= 1
+                        continue
                     return ":=", s, self.skip_ws(mm.end(), end)
                 if tok == "where":
                     return "where", s, s
@@ -459,9 +500,12 @@ class _Parser:
             return BodyStatus.SORRY, sorry_using
         if "admit" in marks:
             return BodyStatus.ADMIT, sorry_using
-        if kind.is_definition or kind in (DeclKind.STRUCTURE, DeclKind.CLASS, DeclKind.INDUCTIVE):
+        stripped = text.strip()
+        if kind == DeclKind.AXIOM or (kind == DeclKind.OPAQUE and not stripped):
+            return BodyStatus.NO_BODY, sorry_using
+        if kind.is_definition:
             return BodyStatus.DEFINITION, sorry_using
-        if kind == DeclKind.AXIOM or not text.strip():
+        if not stripped or stripped == "by":  # `:= by` with nothing after it
             return BodyStatus.NO_BODY, sorry_using
         return BodyStatus.COMPLETE, sorry_using
 
@@ -487,14 +531,16 @@ class _Parser:
                     names[d.name] = d
 
 
-def _opened(open_text: str) -> list[str]:
-    """Namespaces opened by an `open …` command text (ignores `hiding`/`renaming`/`(x y)` parts)."""
-    body = re.sub(r"\([^)]*\)", " ", open_text[len("open"):])
-    body = re.split(r"\b(?:hiding|renaming)\b", body)[0]
-    out = []
-    for tok in body.split():
-        if tok in ("scoped", "in"):
-            continue
-        if IDENT.fullmatch(tok):
-            out.append(strip_guillemets(tok))
-    return out
+def _regions_to_exit(text: str, path: object) -> list[Region]:
+    """Lexical regions; after a column-0 `#exit` Lean reads nothing, so neither do we (the rest
+    becomes one blank region, whatever it contains)."""
+    for m in _EXIT.finditer(text):
+        try:
+            regs = regions(text[:m.start()], path)
+        except InputError:
+            continue  # this `#exit` is inside a comment or a literal
+        rest = text.find("\n", m.end())
+        if rest == -1:
+            return regs
+        return [*regs, Region("after_exit", rest, len(text))]
+    return regions(text, path)

@@ -136,7 +136,7 @@ def test_cycle_is_reported_with_its_path_and_blocks_proof():
 def test_dangling_references_are_findings():
     a = A('''
         @[blueprint "lem:a" (statement := /-- see \\cref{lem:nope} -/)
-          (proof := /-- \\Cref{lem:gone, lem:a} -/) (uses := [missing_thing])]
+          (proof := /-- \\Cref{lem:gone, lem:a} -/) (uses := [Nat.le_refl, "lem:missing"])]
         theorem a : True := by
           sorry_using [not_here]
     ''')

@@ -103,10 +103,11 @@ CHEATS: list[Case] = [
     Case("indented-axiom-in-body", body("lem:double-eq", "by\n  unfold double\n  omega\n  axiom cheat : False"), DE,
          ((F, "axiom"), (F, "command-in-body"))),
     Case("indented-theorem-in-body", body("lem:double-eq", "by\n  unfold double\n  omega\n  theorem extra : 1 = 1 := rfl"),
-         DE, ((F, "command-in-body"),)),
+         DE, ((F, "command-in-body"), ("scope", None)),
+         note="the parser reads an indented `theorem` as a new declaration: a scope violation"),
     Case("open-in-body-without-in", body("lem:double-eq", "by\n  unfold double\n  omega\n  open Nat"), DE,
          ((F, "command-in-body"),), note="a bare `open` ends the tactic block and opens for every later statement"),
-    Case("unknown-command-at-column-0", body("lem:double-eq", "by\n  unfold double\n  omega\ndeclare_aesop_rule_sets [x]"),
+    Case("unknown-command-at-column-0", body("lem:double-eq", "by\n  unfold double\n  omega\nfrobnicate_rule_sets [x]"),
          DE, ((F, "command-in-body"),)),
     Case("opaque", before("lem:double-eq", "opaque magic : Nat", PROOF), DE, ((F, "opaque"),)),
     # --- options ----------------------------------------------------------------------------------
