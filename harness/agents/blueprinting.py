@@ -1,8 +1,11 @@
-"""The stage-1 roles on top of :func:`run_role`: construct, audit, repair — each with its contract.
+"""The stage-1 roles on top of :func:`run_role`: construct, refine, audit, repair — each with its
+contract.
 
 * construct: the answer must parse, plan without findings (no cycles, no dangling references), use
   no forbidden construct, and leave every lemma/theorem as a `sorry`/`sorry_using` placeholder.
   Otherwise the findings go back to the model (bounded by the role's rounds / re-prompts).
+* refine: the construct role (its settings and contract) with its own prompt (refine.md),
+  given the current file and the audit's blocking findings.
 * audit: read-only; findings must name existing labels.
 * repair: a split may only insert new placeholder nodes before the node and change the node's
   body; every existing statement stays byte-identical (checked on the edited text). A blocker
@@ -22,7 +25,7 @@ from harness.agents.context import build_context, statement_text
 from harness.agents.contracts import statement_violations
 from harness.agents.extract import json_payload, last_lean_block
 from harness.agents.llm import LLMClient
-from harness.agents.roles import RoleOutcome, run_role
+from harness.agents.roles import RoleOutcome, load_prompt, run_role
 from harness.agents.schemas import AuditReport, ConstructResult, RepairResult
 from harness.blueprint.dag import analyse
 from harness.blueprint.model import BodyStatus, Blueprint
@@ -69,8 +72,6 @@ def extract_lean_or_json(text: str) -> dict[str, Any] | str:
     block = last_lean_block(text)
     return {"lean": block} if block else "no fenced ```lean block with the blueprint file"
 
-
-_bounded, _lean_or_json = bounded_source, extract_lean_or_json  # older names, still used
 
 
 # --------------------------------------------------------------------------- construct
@@ -127,8 +128,9 @@ def refine(text: str, source: str, findings: list[dict[str, Any]], *, client: LL
         assert isinstance(out, ConstructResult)
         return blueprint_problems(out.lean)
 
+    # the construct role's settings (model, mode) and schema, with refine's own system prompt
     return run_role("construct", user, client=client, cfg=cfg, model=model,
-                    extract=extract_lean_or_json, validate=validate)
+                    extract=extract_lean_or_json, validate=validate, system=load_prompt("refine"))
 
 
 # --------------------------------------------------------------------------- audit

@@ -33,8 +33,16 @@ FORBIDDEN_IN_STATEMENTS: dict[str, str] = {
     "+kernel": "skips the elaborator's decision check",
 }
 
+# the gate rejects these in a body only (a parameter may be called `stop`); in a final answer
+# a search tactic must be replaced by the `Try this:` suggestion it prints
+BODY_ONLY: dict[str, str] = {
+    w: ("a search, not a proof: use the `Try this:` suggestion it prints instead"
+        if w.endswith("?") else "stops elaboration: the rest of the proof goes unchecked")
+    for w in sorted(gate.BODY_SORRY_WORDS)}
+
 FORBIDDEN_IN_PROOFS: dict[str, str] = {
-    **_from(gate.SORRY_WORDS | gate.ALWAYS_SORRY, "a placeholder or search, not a proof"),
+    **_from(gate.SORRY_WORDS | gate.ALWAYS_SORRY, "a placeholder, not a proof"),
+    **BODY_ONLY,
     **FORBIDDEN_IN_STATEMENTS,
     "import": "a new import changes the whole environment",
     **_from(frozenset({"export", "include", "omit", "open_private"}),
@@ -85,22 +93,46 @@ def _allowed_option(masked: str, at: int) -> bool:
                 and not ("axHeartbeats" in m.group(1) and m.group(2) == "0"))
 
 
-def proof_violations(body: str, helpers: str = "") -> list[str]:
-    """Reasons a proof candidate (body + helpers) is rejected outright; empty if none."""
+def proof_violations(body: str, helpers: str = "", *, final: bool = True) -> list[str]:
+    """Reasons a proof candidate (body + helpers) is rejected outright; empty if none.
+
+    ``final=False`` (``check_candidate``: exploring) lets the body-only words through — `exact?`
+    is how a model finds a lemma; only a submitted answer must be free of them."""
     text = body + "\n" + helpers
     try:
         masked = mask(text)
     except InputError as err:
         return [f"unterminated comment or literal ({err.message})"]
+    bodies: list[tuple[int, int]] | None = None  # helper bodies, offsets in ``text``
     out: list[str] = []
     for m in _PROOF_RE.finditer(masked):
         t = m.group(1)
         if t == "set_option" and _allowed_option(masked, m.start()):
             continue
+        if t in BODY_ONLY:
+            if not final:
+                continue
+            if m.start() > len(body):  # in the helpers: the gate only looks at their bodies
+                if bodies is None:
+                    bodies = _helper_bodies(helpers, len(body) + 1)
+                if bodies and not any(a <= m.start() < b for a, b in bodies):
+                    continue
         msg = f"`{t}` is not allowed in a proof: {FORBIDDEN_IN_PROOFS[t]}"
         if msg not in out:
             out.append(msg)
     return out + helper_violations(helpers)
+
+
+def _helper_bodies(helpers: str, shift: int) -> list[tuple[int, int]]:
+    """The body spans of the helper declarations (empty when they do not parse: then every
+    occurrence counts, and helper_violations reports the parse error)."""
+    from harness.blueprint.parse import parse_text
+
+    try:
+        hbp = parse_text(helpers, "<helpers>")
+    except InputError:
+        return []
+    return [(d.body_span.start + shift, d.span.end + shift) for d in hbp.decls if d.body_sep]
 
 
 # what the gate's scope check admits before a node (harness.gate.scope)

@@ -2,8 +2,11 @@
 
 * ``openai.OpenAI(..., max_retries=0)``: retries are ours — bounded, exponential backoff that
   honours ``Retry-After`` (capped), on 429, 5xx, timeouts and connection errors only.
-* Every answer is charged to a thread-safe :class:`Ledger` (tokens and USD from the price table) per
-  node, per role and per run; a hard budget raises :class:`BudgetExceeded` *before* the next request.
+* Every answer is charged to a thread-safe :class:`Ledger` (tokens and USD from the price table)
+  per node, per role and per run; a hard budget raises :class:`BudgetExceeded` *before* the next
+  request.
+* A configuration the endpoint refuses (401/403/404, or a host that never answered) raises
+  :class:`EndpointConfigError`, a ``UsageError``: one line naming the host, exit 2.
 * Every request/answer goes into a :class:`Transcript` (pydantic, kept for the run record).
 * The API key lives only in the SDK client; it is scrubbed from transcripts and error texts.
 """
@@ -21,6 +24,7 @@ import openai
 from pydantic import BaseModel, Field
 
 from harness.agents.config import Budgets, Endpoint, HarnessConfig, Price, RoleConfig
+from harness.errors import UsageError
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 6
@@ -106,6 +110,15 @@ class LLMError(Exception):
     def __init__(self, reason: str, status: int | None = None) -> None:
         super().__init__(reason)
         self.reason, self.status = reason, status
+
+
+class EndpointConfigError(LLMError, UsageError):
+    """The endpoint refuses this configuration — a rejected key (401/403), no such route or model
+    (404), or a host that never answered. No later request can succeed, so it is a usage error
+    (exit 2), not a failed attempt; :func:`harness.agents.roles.run_role` lets it through."""
+
+
+CHECK_CONFIG = "check OPENAI_API_KEY / api_key_env and OPENAI_BASE_URL / endpoint.base_url"
 
 
 # --------------------------------------------------------------------------- ledger
@@ -201,6 +214,7 @@ class LLMClient:
                                      api_key=endpoint.api_key or "EMPTY",
                                      timeout=cfg.timeouts.request_s, max_retries=0)
         self.base_url = endpoint.base_url
+        self._answered = False  # an answer ever came back: later connection errors are transient
 
     def __repr__(self) -> str:
         return f"LLMClient(base_url={self.base_url!r})"
@@ -251,6 +265,9 @@ class LLMClient:
                 continue
             except openai.APIStatusError as err:  # 4xx other than 429: retrying will not help
                 last = self._describe(err)
+                if err.status_code in (401, 403, 404):
+                    self._record(transcript, role.model, started, t0, tries, error=last)
+                    raise self._config_error(err) from None
                 if tools and err.status_code in (400, 422) and "tool" in last.lower():
                     last += (f" (the endpoint may not support tool calling: set "
                              f"roles.{role_name}.mode = \"completion\")")
@@ -264,9 +281,32 @@ class LLMClient:
                                 transcript)
         msg = f"endpoint failed after {tries} tries: {last}"
         self._record(transcript, role.model, started, t0, tries, error=msg)
+        if not self._answered and last.startswith("APIConnectionError"):  # never reached
+            raise EndpointConfigError(f"LLM endpoint {self.host} cannot be reached "
+                                      f"({tries} tries: {self._detail(last)}); {CHECK_CONFIG}")
         raise LLMError(msg, status)
 
     # ---- helpers
+    @property
+    def host(self) -> str:
+        """host[:port] of the endpoint actually used (never the key or a user:password part)."""
+        url = self._client.base_url
+        return f"{url.host}:{url.port}" if url.port else str(url.host)
+
+    def _detail(self, text: str) -> str:
+        return " ".join(self.scrub(text).split())[:200]
+
+    def _config_error(self, err: openai.APIStatusError) -> EndpointConfigError:
+        code = err.status_code
+        what = ("rejected the API key" if code in (401, 403) else
+                "has no such route or model (is the base URL right, with its /v1? the model?)")
+        body = err.body if isinstance(err.body, dict) else {}
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        said = inner.get("message") if isinstance(inner, dict) else None
+        said = self._detail(str(said)) if said else ""
+        return EndpointConfigError(f"LLM endpoint {self.host} {what} (HTTP {code}"
+                                   + (f": {said}" if said else "") + f"); {CHECK_CONFIG}", code)
+
     def _accept(self, resp: Any, role: RoleConfig, role_name: str, node: str | None,
                 messages: list[dict[str, Any]], started: str, t0: float, tries: int,
                 transcript: Transcript | None) -> ChatResponse:
@@ -277,6 +317,7 @@ class LLMClient:
             raise LLMError(msg)
         choice = choices[0]
         m = choice.message
+        self._answered = True
         calls = [ToolCall(id=tc.id or f"call_{i}", name=tc.function.name or "",
                           arguments=tc.function.arguments or "")
                  for i, tc in enumerate(getattr(m, "tool_calls", None) or [])

@@ -26,6 +26,36 @@ from harness.errors import HarnessError
 from harness.lean.verdict import NodeVerdict
 
 
+# earlier failures shown to the prove role: the newest few, each clipped (Lean output can be long)
+MAX_FEEDBACK_ITEMS = 4
+MAX_FEEDBACK_CHARS = 1_500
+FEEDBACK_TITLE = "## Earlier attempts and why they failed"
+
+
+def _clip(text: str, limit: int) -> str:
+    """Head and tail of a long reason: the tail usually holds the Lean error."""
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return text[:head] + " […] " + text[len(text) - (limit - head):]
+
+
+def feedback_section(feedback: list[str] | None) -> str:
+    """The prompt section for earlier failures (``feedback`` oldest first, as recorded; shown
+    newest first, at most MAX_FEEDBACK_ITEMS items of at most MAX_FEEDBACK_CHARS each)."""
+    items = [f.strip() for f in feedback or [] if isinstance(f, str) and f.strip()]
+    if not items:
+        return ""
+    shown = items[::-1][:MAX_FEEDBACK_ITEMS]
+    lines = [FEEDBACK_TITLE, "Newest first. Do not repeat these candidates; fix what the "
+                             "messages say."]
+    for i, f in enumerate(shown, 1):
+        lines.append(f"{i}. " + _clip(f, MAX_FEEDBACK_CHARS).replace("\n", "\n   "))
+    if len(items) > len(shown):
+        lines.append(f"({len(items) - len(shown)} older failures not shown)")
+    return "\n".join(lines)
+
+
 class AttemptResult(BaseModel):
     label: str
     method: str  # tactics | llm
@@ -68,8 +98,10 @@ def _run(r: TacticRun) -> dict[str, str]:
 def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessConfig,
                    client: LLMClient, toolchain: Any | None, model: str | None = None,
                    graph: nx.DiGraph | None = None, check: CheckFn | None = None,
-                   pool: Any | None = None) -> AttemptResult:
-    """The prove role on one node (``pool``: an optional ReplPool for `goals_at_sorry`)."""
+                   pool: Any | None = None, feedback: list[str] | None = None) -> AttemptResult:
+    """The prove role on one node (``pool``: an optional ReplPool for `goals_at_sorry`;
+    ``feedback``: why earlier attempts on the node failed, oldest first — Lean errors, contract
+    and gate rejections; see :func:`feedback_section` for the bounds)."""
     node = bp.node(label)
     try:
         client.ledger.begin_attempt(label)
@@ -110,6 +142,9 @@ def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessCo
                 + ctx.skeleton + "\n```\n\n" + ctx.informal)
     else:
         user = ctx.text + "\n\nProve the node. Keep its statement unchanged."
+    earlier = feedback_section(feedback)
+    if earlier:
+        user += "\n\n" + earlier
     outcome = run_role("prove", user, client=client, cfg=cfg, node=label, model=model,
                        toolbox=tools, extract=extract, validate=validate)
     res = AttemptResult(label=label, method="llm", status=outcome.status, reason=outcome.reason,
@@ -131,10 +166,12 @@ def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessCo
 
 def prove_node(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessConfig,
                toolchain: Any | None, client: LLMClient | None = None, model: str | None = None,
-               graph: nx.DiGraph | None = None, check: CheckFn | None = None) -> AttemptResult:
+               graph: nx.DiGraph | None = None, check: CheckFn | None = None,
+               feedback: list[str] | None = None) -> AttemptResult:
     """The default prover: the LLM if a client is given, else the tactic portfolio."""
     if client is None:
         return prove_with_tactics(bp, label, workspace=workspace, cfg=cfg, toolchain=toolchain,
                                   check=check)
     return prove_with_llm(bp, label, workspace=workspace, cfg=cfg, client=client,
-                          toolchain=toolchain, model=model, graph=graph, check=check)
+                          toolchain=toolchain, model=model, graph=graph, check=check,
+                          feedback=feedback)

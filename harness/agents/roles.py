@@ -3,7 +3,9 @@
 ``run_role`` never raises on what the model says: malformed JSON, a missing fenced block, an
 unknown tool, an endless tool-call loop — each ends as a failed :class:`RoleOutcome` with a reason
 (or is fed back to the model while rounds remain). Endpoint failures (``LLMError``) and spent
-budgets (``BudgetExceeded``) also end as outcomes, with ``status`` "error" / "budget".
+budgets (``BudgetExceeded``) also end as outcomes, with ``status`` "error" / "budget" — except
+a configuration the endpoint refuses (bad key, wrong URL: ``EndpointConfigError``, a
+``UsageError``), which is raised: no later request can succeed, so the command stops (exit 2).
 
 Modes (per role, from the config):
 * ``tools``: the role's tools plus ``submit`` (whose parameters are the output schema); at most
@@ -25,7 +27,8 @@ from pydantic import BaseModel, ValidationError
 from harness.agents.config import HarnessConfig
 from harness.agents.contracts import FORBIDDEN_IN_PROOFS, FORBIDDEN_IN_STATEMENTS, render_list
 from harness.agents.extract import json_payload
-from harness.agents.llm import BudgetExceeded, LLMClient, LLMError, Transcript
+from harness.agents.llm import (BudgetExceeded, EndpointConfigError, LLMClient, LLMError,
+                                Transcript)
 from harness.agents.schemas import SCHEMAS
 from harness.errors import HarnessError
 
@@ -124,6 +127,8 @@ def run_role(role: str, user: str, *, client: LLMClient, cfg: HarnessConfig,
                                transcript=transcript)
         except BudgetExceeded as err:
             return finish("budget", str(err))
+        except EndpointConfigError:
+            raise  # a usage error: the caller's command ends with exit 2
         except LLMError as err:
             return finish("error", err.reason)
         messages.append(resp.message)

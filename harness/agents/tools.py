@@ -89,13 +89,17 @@ class ProveTools:
         return v
 
     def check_candidate(self, body: str, helpers: str = "") -> str:
-        bad = proof_violations(body, helpers)
+        bad = proof_violations(body, helpers, final=False)  # `exact?` helps explore
         if bad:
             return "REJECTED before Lean:\n- " + "\n- ".join(bad)
         try:
-            return render_verdict(self.verdict(body, helpers))
+            out = render_verdict(self.verdict(body, helpers))
         except HarnessError as err:
             return f"Lean could not check the candidate: {err.line()}"
+        not_final = proof_violations(body, helpers)
+        if not_final:  # fine for exploring, but say now that it cannot be submitted like this
+            out += "\nnote: not acceptable as a final answer:\n- " + "\n- ".join(not_final)
+        return out
 
     def goals_at_sorry(self, body: str, helpers: str = "") -> str:
         """The goal at each `sorry`: from the REPL pool when there is one (it reports goals at

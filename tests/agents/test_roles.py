@@ -135,6 +135,12 @@ def test_prompts_load_and_schemas_are_tools(role):
     assert spec["function"]["name"] == "submit" and spec["function"]["parameters"]["properties"]
 
 
+def test_refine_has_its_own_prompt():
+    refine = load_prompt("refine")
+    assert "{{" not in refine and refine != load_prompt("construct")
+    assert "audit" in refine and "whole corrected file" in refine
+
+
 def test_prove_prompt_lists_every_forbidden_construct():
     prompt = load_prompt("prove")
     for token in FORBIDDEN_IN_PROOFS:
@@ -146,12 +152,13 @@ def test_prompts_agree_with_the_gate_lists():
     from harness.gate import forbidden as gate
 
     prove = load_prompt("prove")
-    for word in gate.SORRY_WORDS | gate.ALWAYS_SORRY | gate.NATIVE | gate.COMPILER | gate.METAPROGRAM:
+    for word in (gate.SORRY_WORDS | gate.BODY_SORRY_WORDS | gate.ALWAYS_SORRY | gate.NATIVE
+                 | gate.COMPILER | gate.METAPROGRAM):
         assert f"`{word}`" in prove, word
     for word in ("axiom", "opaque", "unsafe", "instance", "attribute", "#eval", "#exit",
                  "+native", "set_option"):
         assert f"`{word}`" in prove, word
-    for role in ("construct", "repair"):
+    for role in ("construct", "refine", "repair"):
         text = load_prompt(role)
         for word in gate.NATIVE | {"axiom", "macro", "elab", "run_cmd"}:
             assert f"`{word}`" in text, (role, word)
