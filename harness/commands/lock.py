@@ -1,22 +1,29 @@
-"""`harness lock FILE [-o LOCK]` — freeze what every declaration of a blueprint says.
+"""`harness lock FILE [-o LOCK] [--lake PATH] [--static-only] [--json]` — freeze what every
+declaration of a blueprint says.
 
 Records per declaration: label, Lean name, kind, fingerprints of the normalised statement, of the
 whole definition (definitions), of the context in force and of the informal statement; plus the
-header fingerprint and the forbidden constructs already present (docs/trust.md). Without a real
-Lean the lock carries no elaborated-type hashes and says so (`"elaborated": false`).
+header fingerprint and the forbidden constructs already present (docs/trust.md). With a Lean
+toolchain (`--lake`, HARNESS_LAKE, PATH, ~/.elan/bin) the file is compiled once and each
+declaration's elaborated type (`#check` with `pp.all`) is hashed into the lock too
+(`"elaborated": true`, per entry `type_hash`); if Lean fails on the file nothing is written
+(exit 3). Without Lean, or with `--static-only`, the lock says `"elaborated": false`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from rich.markup import escape
 
 from harness.blueprint import parse_file
-from harness.errors import ExitCode
+from harness.errors import ExitCode, UsageError
 from harness.gate.lock import make_lock
-from harness.report.output import console, emit_json
+from harness.lean.run import DEFAULT_TIMEOUT_S
+from harness.report.output import console, emit_json, err_console
+from harness.workspace import find_workspace
 
 
 def default_lock_path(file: Path) -> Path:
@@ -29,26 +36,54 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", type=Path, help="blueprint Lean file")
     p.add_argument("-o", "--output", type=Path, metavar="LOCK",
                    help="lock file to write (default: FILE's stem + .lock.json)")
+    p.add_argument("--static-only", "--no-lean", dest="static_only", action="store_true",
+                   help="do not run Lean: no elaborated-type hashes")
+    p.add_argument("--lake", metavar="PATH", help="lake executable (else HARNESS_LAKE, PATH, "
+                   "~/.elan/bin)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"wall-clock limit for the Lean run (default {DEFAULT_TIMEOUT_S:g})")
     p.add_argument("--json", action="store_true", help="machine-readable summary on stdout")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.gate.elaborated import elaborated_hashes
+    from harness.lean.toolchain import find_toolchain, lean_available
+
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
     bp = parse_file(args.file)  # InputError (exit 2) for a missing or malformed file
-    lock = make_lock(bp, source=str(args.file))
+    lock = make_lock(bp, source=str(args.file))  # InputError for a file the gate cannot read
+    note = None
+    if args.static_only:
+        note = "--static-only: no elaborated-type hashes; statements are locked by their source"
+    elif args.lake or os.environ.get("HARNESS_LAKE") or lean_available(None):
+        workspace = find_workspace(args.file)
+        tc = find_toolchain(workspace, args.lake)
+        for w in tc.warnings:
+            err_console().print(f"warning: {escape(w)}")
+        keys = [e.key for e in lock.entries if e.name]
+        # CannotCertify (exit 3, nothing written) when Lean fails on the file
+        hashes = elaborated_hashes(bp, keys, tc, workspace=workspace, timeout_s=args.timeout)
+        if hashes:
+            lock = make_lock(bp, elaborated=hashes, source=str(args.file))
+    else:
+        note = ("no Lean toolchain: the lock has no elaborated-type hashes (\"elaborated\": false); "
+                "statements are locked by their normalised source")
     out = args.output or default_lock_path(args.file)
     lock.save(out)
     nodes = sum(1 for e in lock.entries if e.label)
+    typed = sum(1 for e in lock.entries if e.type_hash)
+    if note:
+        err_console().print(escape(note))
     if args.json:
         emit_json({"lock": str(out), "entries": len(lock.entries), "nodes": nodes,
-                   "elaborated": lock.elaborated, "forbidden_present": lock.forbidden})
+                   "elaborated": lock.elaborated, "type_hashes": typed,
+                   "forbidden_present": lock.forbidden})
     else:
         c = console()
         c.print(f"locked {len(lock.entries)} declarations ({nodes} blueprint nodes) -> "
-                f"{escape(str(out))}")
-        if not lock.elaborated:
-            c.print("no elaborated-type hashes (no Lean used): statements are locked by their "
-                    "normalised source")
+                f"{escape(str(out))}" + (f"; {typed} elaborated-type hashes" if typed else ""))
         if lock.forbidden:
             c.print(f"{sum(lock.forbidden.values())} forbidden construct(s) already present are "
                     "allowed to stay (see docs/trust.md)")

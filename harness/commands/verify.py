@@ -1,9 +1,12 @@
-"""`harness verify FILE --lock LOCK [--base REV] [--allow LABEL…] [--static-only] [--json]`
+"""`harness verify FILE --lock LOCK [--base REV] [--allow LABEL…] [--allow-split LABEL…]
+[--static-only] [--json]`
 
 The trust gate (docs/trust.md). Checks the file against its statement lock, scans it for forbidden
 constructs, with ``--base`` checks that only the ``--allow``ed nodes' bodies (and new helper
-lemmas directly before them) changed since git revision REV, and with a Lean toolchain compiles
-the whole file and audits the axioms of every declaration that claims to be complete.
+lemmas directly before them) changed since git revision REV (``--allow-split LABEL``: that node
+may also be split into new placeholder nodes), and with a Lean toolchain compiles the whole file,
+audits the axioms of every declaration that claims to be complete and, if the lock has
+elaborated-type hashes, compares every locked declaration's elaborated type.
 
 Exit codes: 0 pass; 1 rejected (each failure as FILE:LINE:COL with its check and node);
 2 usage or input error (including a corrupt or foreign lock file); 3 cannot certify (no Lean and
@@ -36,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base", metavar="REV", help="git revision the change is relative to")
     p.add_argument("--allow", action="extend", nargs="+", default=[], metavar="LABEL",
                    help="nodes whose bodies may change (needs --base)")
+    p.add_argument("--allow-split", action="extend", nargs="+", default=[], metavar="LABEL",
+                   help="nodes that may be split: new placeholder nodes directly before them and "
+                   "a `sorry_using` body naming them (needs --base)")
     p.add_argument("--static-only", action="store_true",
                    help="skip the Lean compile; pass (exit 0) on the static checks alone")
     p.add_argument("--json", action="store_true", help="machine-readable report on stdout")
@@ -70,8 +76,9 @@ def read_base(file: Path, rev: str) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
-    if args.allow and not args.base:
-        raise UsageError("--allow needs --base REV")
+    for flag, given in (("--allow", args.allow), ("--allow-split", args.allow_split)):
+        if given and not args.base:
+            raise UsageError(f"{flag} needs --base REV")
     bp = parse_file(args.file)  # InputError (exit 2) for a missing or malformed file
     lock = load_lock(args.lock)  # InputError (exit 2) for a corrupt or foreign lock
     base_text = read_base(args.file, args.base) if args.base else None
@@ -83,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         for w in lean.warnings:
             err_console().print(f"warning: {escape(w)}")
     report = verify(bp.text, args.file, lock, base_text=base_text, allow=set(args.allow),
-                    lean=lean, static_only=args.static_only, workspace=workspace,
+                    allow_splits=set(args.allow_split), lean=lean, static_only=args.static_only, workspace=workspace,
                     timeout_s=args.timeout)
     if args.json:
         emit_json(report)
@@ -98,6 +105,8 @@ def _print(r: GateReport) -> None:
         err.print(escape(f.render()))
     for ch in r.informal_changes:
         err.print(escape(f"{ch.path}:{ch.line}:{ch.col}: [informal] {ch.key}: {ch.message}"))
+    for note in r.notes:
+        err.print(escape(f"note: {note}"))
     verdict = {0: "[green]PASS[/]", 1: "[red]REJECTED[/]", 3: "[yellow]CANNOT CERTIFY[/]"}
     out.print(f"{verdict.get(r.exit_code, r.exit_code)} {escape(r.path)}: "
               f"{len(r.failures)} failure(s); checks: {', '.join(r.checks)}; "

@@ -19,6 +19,7 @@ from typing import Callable, Union
 
 from harness.blueprint.model import Blueprint
 from harness.errors import CannotCertify
+from harness.gate.elaborated import run_with_types
 from harness.lean.toolchain import Toolchain
 from harness.lean.verdict import FileVerdict, LocatedMessage, check_file
 from harness.workspace import find_workspace
@@ -41,6 +42,7 @@ class LeanOutcome:
     problems: list[LeanProblem] = field(default_factory=list)
     detail: str | None = None
     lean_version: str | None = None
+    types: dict[str, str] | None = None  # key -> elaborated type, when asked for
 
 
 def _runner(lean: LeanHandle, workspace: Path | None, timeout_s: float | None) -> LeanRunner:
@@ -59,10 +61,16 @@ def _msg_problem(m: LocatedMessage, key: str | None) -> LeanProblem:
 
 
 def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
-             workspace: Path | None = None, timeout_s: float | None = None) -> LeanOutcome:
-    """Compile ``bp`` and judge the declarations whose keys are in ``claimed``."""
+             workspace: Path | None = None, timeout_s: float | None = None,
+             types: list[str] | None = None) -> LeanOutcome:
+    """Compile ``bp`` and judge the declarations whose keys are in ``claimed``; with ``types``,
+    the same compile also prints those declarations' elaborated types (``LeanOutcome.types``)."""
     try:
-        verdict = _runner(lean, workspace, timeout_s)(bp, claimed)
+        if types:
+            verdict = run_with_types(lean, bp, claimed, types, workspace=workspace,
+                                     timeout_s=timeout_s)
+        else:
+            verdict = _runner(lean, workspace, timeout_s)(bp, claimed)
     except CannotCertify as err:
         return LeanOutcome("cannot certify", detail=err.line())
     except OSError as err:  # could not even start Lean
@@ -103,4 +111,4 @@ def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
         return LeanOutcome("cannot certify",
                            detail=f"Lean verdict lacks {', '.join(sorted(missing))}")
     return LeanOutcome("failed" if problems else "passed", problems,
-                       lean_version=verdict.lean_version)
+                       lean_version=verdict.lean_version, types=verdict.types)

@@ -2,7 +2,7 @@
 
 API (stable; the orchestrator and the prove agent call it)::
 
-    make_lock(bp, *, elaborated=None, source=None) -> Lock
+    make_lock(bp, *, elaborated=None, source=None) -> Lock   # elaborated: key -> type hash
     Lock.save(path)            # atomic: temp file + fsync + rename + directory fsync
     load_lock(path) -> Lock    # InputError (CLI exit 2) on a missing, corrupt, foreign or
                                # wrong-version file: a bad lock is never a pass
@@ -18,9 +18,9 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness import __version__
 from harness.blueprint.model import Blueprint, DeclKind
@@ -46,8 +46,22 @@ class LockEntry(BaseModel):
     definition: str | None = None  # whole declaration, body included (definition kinds)
     context: str  # namespace/open/variable/universe/options and other commands in force
     informal: str | None = None  # the blueprint `statement := /-- … -/` text
-    elaborated: str | None = None  # hash of the elaborated type (only with a real Lean)
+    # SHA-256 of the pp.all elaborated type (harness.gate.elaborated; only with a Lean toolchain)
+    type_hash: str | None = None
     claims_proved: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        """Locks written before `type_hash` had an always-null `elaborated` entry field."""
+        if isinstance(data, dict) and "elaborated" in data and "type_hash" not in data:
+            data = dict(data)
+            data["type_hash"] = data.pop("elaborated")
+        return data
+
+    @property
+    def elaborated(self) -> str | None:  # the former name
+        return self.type_hash
 
 
 class Lock(BaseModel):
@@ -58,7 +72,7 @@ class Lock(BaseModel):
     tool: str
     source: str | None = None
     header: str
-    elaborated: bool = False  # True when entries carry elaborated-type hashes
+    elaborated: bool = False  # True when entries carry elaborated-type hashes (`type_hash`)
     entries: list[LockEntry]
     forbidden: dict[str, int] = {}  # "rule|owner" -> occurrences present at lock time
     environment: dict[str, str] = {}  # lakefile, toolchain, manifest, imported project modules
@@ -128,7 +142,7 @@ def make_lock(bp: Blueprint, *, elaborated: dict[str, str] | None = None,
             key=key, label=d.label, name=d.name, kind=d.kind.value, line=d.pos.line,
             statement=fp.statement_fp(norm, d),
             definition=fp.definition_fp(norm, d) if d.kind.is_definition else None,
-            context=context, informal=fp.informal_fp(d), elaborated=elab,
+            context=context, informal=fp.informal_fp(d), type_hash=elab,
             claims_proved=claims_proved(d, norm)))
     return Lock(schema=SCHEMA, version=VERSION, tool=f"harness {__version__}",
                 source=source or (str(bp.path) if bp.path else None),

@@ -8,6 +8,13 @@ field, nothing else. A helper is a new, complete (`sorry`-free) `theorem`/`lemma
 and fresh label, at most the `simp` attribute, inserted in the contiguous block right before an
 allowed node. Everything else — a deleted, moved or edited command, a new `def`/`instance`, a
 helper far from its node — is out of scope.
+
+Split mode (``splits``: base keys of allowed nodes the repair role may split): the block before
+such a node may also hold *placeholder nodes* — new `theorem`/`lemma`s with a fresh name and a
+fresh blueprint label, a `statement :=`, no other attribute, and the canonical placeholder body
+(`sorry` / `sorry_using [..]`, optionally after `by`) naming only declarations before them. If it
+does, the node's new body must itself be such a placeholder, naming only its new placeholders
+(or helper lemmas) and declarations that already came before it.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from harness.blueprint.model import Blueprint, Command, Decl, DeclKind
+from harness.blueprint.deps import Resolver
+from harness.blueprint.model import Blueprint, BodyStatus, Command, Decl, DeclKind
 from harness.errors import UsageError
 from harness.gate.fingerprint import Normaliser
 from harness.gate.forbidden import claims_proved
@@ -64,8 +72,9 @@ class _Side:
 
 
 def check_scope(base: Blueprint, base_norm: Normaliser, new: Blueprint, new_norm: Normaliser,
-                allowed: set[str]) -> list[ScopeProblem]:
-    """``allowed`` holds base keys (see :func:`resolve_allowed`)."""
+                allowed: set[str], *, splits: set[str] | frozenset[str] = frozenset()
+                ) -> list[ScopeProblem]:
+    """``allowed`` and ``splits`` hold base keys (see :func:`resolve_allowed`)."""
     b = _Side(base, base_norm, allowed)
     n = _Side(new, new_norm, allowed)
     problems: list[ScopeProblem] = []
@@ -73,6 +82,8 @@ def check_scope(base: Blueprint, base_norm: Normaliser, new: Blueprint, new_norm
     base_labels = {d.label for d in base.decls if d.label}
     new_names_seen: set[str] = set()
     matched_allowed: set[str] = set()
+    placeholders: set[str] = set()  # split nodes with new placeholder nodes before them
+    block: dict[str, list[Decl]] = {}  # split node key -> the declarations inserted before it
     ops = SequenceMatcher(None, b.sigs, n.sigs, autojunk=False).get_opcodes()
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
@@ -87,7 +98,13 @@ def check_scope(base: Blueprint, base_norm: Normaliser, new: Blueprint, new_norm
                       and anchor.decl.key in allowed)
         for j in range(j1, j2):
             c = new.commands[j]
-            if helpers_ok:
+            split_key = anchor.decl.key if helpers_ok else None  # type: ignore[union-attr]
+            if split_key in splits and c.decl is not None:
+                block.setdefault(split_key, []).append(c.decl)
+            if split_key in splits and is_placeholder(c.decl, new_norm):
+                placeholders.add(split_key)
+                problems += _placeholder(c, new, base_names, base_labels, new_names_seen)
+            elif helpers_ok:
                 problems += _helper(c, new_norm, base_names, base_labels, new_names_seen,
                                     anchor.decl.key)  # type: ignore[union-attr]
             else:
@@ -107,6 +124,8 @@ def check_scope(base: Blueprint, base_norm: Normaliser, new: Blueprint, new_norm
                                              f"{_describe(c)} (base line {line}) was removed"))
     for key in sorted(allowed - matched_allowed):
         problems.append(ScopeProblem(0, key, f"allowed node `{key}` is missing or moved"))
+    for key in sorted(placeholders & matched_allowed):
+        problems += _split_body(new, new_norm, key, block[key], base_names)
     return problems
 
 
@@ -164,3 +183,71 @@ def _helper(c: Command, norm: Normaliser, base_names: set[str], base_labels: set
     if bad_mods:
         out.append(ScopeProblem(at, d.key, f"helper modifier(s) {', '.join(bad_mods)} not allowed"))
     return out
+
+
+# ----------------------------------------------------------------------------- split mode
+
+def is_placeholder(d: Decl | None, norm: Normaliser) -> bool:
+    """A declaration whose body is the canonical placeholder (`sorry` / `sorry_using [..]`)."""
+    return (d is not None and d.body_sep == ":=" and not claims_proved(d, norm)
+            and d.status in (BodyStatus.SORRY, BodyStatus.SORRY_USING))
+
+
+def _placeholder(c: Command, new: Blueprint, base_names: set[str], base_labels: set[str],
+                 seen: set[str]) -> list[ScopeProblem]:
+    d = c.decl
+    assert d is not None
+    at, who = c.span.start, f"placeholder `{d.name or d.key}`"
+    out = []
+    if d.kind not in HELPER_KINDS:
+        out.append(ScopeProblem(at, d.key, f"{who} is a `{d.kind.value}`: a split adds "
+                                "theorems or lemmas only"))
+    if not d.name:
+        out.append(ScopeProblem(at, d.key, "placeholder has no name"))
+    elif d.name in base_names or d.name in seen:
+        out.append(ScopeProblem(at, d.key, f"placeholder name `{d.name}` is already declared"))
+    if d.blueprint is None:
+        out.append(ScopeProblem(at, d.key, f"{who} needs a @[blueprint \"label\"] attribute"))
+    else:
+        if d.label in base_labels or d.label in seen:
+            out.append(ScopeProblem(at, d.key, f"placeholder reuses the label `{d.label}`"))
+        if not (d.blueprint.statement or "").strip():
+            out.append(ScopeProblem(at, d.key, f"{who} needs a `statement := /-- … -/`"))
+    for x in (d.name, d.label):
+        if x:
+            seen.add(x)
+    if d.attributes:
+        out.append(ScopeProblem(at, d.key, f"placeholder attribute(s) {', '.join(d.attributes)} "
+                                "not allowed (only `blueprint`)"))
+    bad_mods = [m for m in d.modifiers if m not in HELPER_MODIFIERS]
+    if bad_mods:
+        out.append(ScopeProblem(at, d.key, f"placeholder modifier(s) {', '.join(bad_mods)} "
+                                "not allowed"))
+    out += _names_before(new, d, "placeholder", lambda e: True)
+    return out
+
+
+def _names_before(new: Blueprint, d: Decl, what: str, ok) -> list[ScopeProblem]:
+    """Every `sorry_using` name of ``d`` resolves to a declaration before it accepted by ``ok``."""
+    out = []
+    r = Resolver(new)
+    for name in d.sorry_using:
+        hit = r.resolve(name, d)
+        if hit is None or hit.span.start >= d.span.start or not ok(hit):
+            out.append(ScopeProblem(d.body_span.start, d.key, f"{what} `{d.name or d.key}`: "
+                                    f"`sorry_using` names `{name}`, which is not "
+                                    + ("a declaration before it" if what == "placeholder" else
+                                       "one of its new placeholders or an existing declaration "
+                                       "before it")))
+    return out
+
+
+def _split_body(new: Blueprint, norm: Normaliser, key: str, helpers: list[Decl],
+                base_names: set[str]) -> list[ScopeProblem]:
+    nd = new.by_key(key)
+    if not is_placeholder(nd, norm):
+        return [ScopeProblem(nd.body_span.start, key, f"split node `{key}`: with new placeholder "
+                             "nodes before it, its body must be `sorry_using [..]` naming them")]
+    mine = {id(h) for h in helpers}  # the placeholders and helpers inserted before the node
+    return _names_before(new, nd, "split node",
+                         lambda e: id(e) in mine or (e.name is not None and e.name in base_names))

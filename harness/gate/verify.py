@@ -2,8 +2,8 @@
 
 API (stable; the orchestrator calls it before anything is merged)::
 
-    verify(text, path, lock, *, base_text=None, allow=None, lean=None, static_only=False,
-           workspace=None, timeout_s=None) -> GateReport
+    verify(text, path, lock, *, base_text=None, allow=None, allow_splits=None, lean=None,
+           static_only=False, workspace=None, timeout_s=None) -> GateReport
 
 Checks, in order (each failure carries its check, node key and ``FILE:LINE:COL``):
 
@@ -14,9 +14,14 @@ Checks, in order (each failure carries its check, node key and ``FILE:LINE:COL``
                  Informal-statement edits are listed in ``informal_changes`` (not failures);
 3. ``forbidden`` no forbidden token (docs/trust.md) beyond what the lock already had;
 4. ``scope``     with ``base_text``: only the ``allow``ed nodes' bodies changed, plus new helper
-                 lemmas directly before them (:mod:`harness.gate.scope`);
+                 lemmas directly before them (:mod:`harness.gate.scope`); for ``allow_splits``
+                 labels also a repair split: new placeholder nodes before the node and a
+                 ``sorry_using`` body naming them;
 5. ``lean``      with ``lean``: the whole file compiles, claimed-complete declarations are
-                 sorry-free and use only the standard axioms (:mod:`harness.gate.leanstep`).
+                 sorry-free and use only the standard axioms (:mod:`harness.gate.leanstep`);
+                 if the lock has elaborated-type hashes, each locked declaration's type is
+                 re-elaborated in the same compile and compared (failure check ``lock``,
+                 "elaborated type changed").
 
 ``GateReport.exit_code``: 0 pass, 1 fail, 3 cannot certify (no Lean and not ``static_only``,
 or Lean timed out/crashed). Unparseable text raises :class:`harness.errors.InputError` (exit 2);
@@ -35,6 +40,7 @@ from harness.blueprint.model import Blueprint, DeclKind
 from harness.blueprint.parse import parse_text
 from harness.errors import UsageError
 from harness.gate import fingerprint as fp
+from harness.gate.elaborated import locked_types, type_hash
 from harness.gate.environment import blueprint_imports, compare, environment
 from harness.gate.forbidden import _last, claims_proved, lock_key, scan
 from harness.gate.leanstep import LeanHandle, run_lean
@@ -77,6 +83,10 @@ class GateReport(BaseModel):
     failures: list[GateFailure] = []
     informal_changes: list[InformalChange] = []
     checks: list[str] = []  # the checks that ran
+    # elaborated-type comparison: "compared" (Lean ran, the lock has hashes), "not in lock" (the
+    # lock has none: statements compared by normalised source only), "not run" (no Lean step)
+    elaborated: Literal["compared", "not in lock", "not run"] = "not run"
+    notes: list[str] = []  # informational lines (never a failure)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -102,11 +112,13 @@ class _Ctx:
 
 
 def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | None = None,
-           allow: set[str] | None = None, lean: LeanHandle | None = None,
-           static_only: bool = False, workspace: Path | None = None,
-           timeout_s: float | None = None) -> GateReport:
-    if allow and base_text is None:
+           allow: set[str] | None = None, allow_splits: set[str] | None = None,
+           lean: LeanHandle | None = None, static_only: bool = False,
+           workspace: Path | None = None, timeout_s: float | None = None) -> GateReport:
+    """``allow_splits``: labels (a subset of, or added to, ``allow``) whose node may be split."""
+    if (allow or allow_splits) and base_text is None:
         raise UsageError("--allow needs --base (the allowed nodes are relative to a base)")
+    allow = set(allow or ()) | set(allow_splits or ())
     bp = parse_text(text, path)
     shown = bp.display_path
     ctx = _Ctx(bp, shown)
@@ -128,31 +140,62 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
             p = base.pos_of(base_lexed.error[0])
             ctx.fail("scope", 0, f"base revision does not lex ({p}: {base_lexed.error[1]})")
         else:
-            keys = resolve_allowed(base, allow or set())
-            for pr in check_scope(base, fp.Normaliser(base_text, base_lexed), bp, norm, keys):
+            keys = resolve_allowed(base, allow)
+            splits = resolve_allowed(base, set(allow_splits or ()))
+            for pr in check_scope(base, fp.Normaliser(base_text, base_lexed), bp, norm, keys,
+                                  splits=splits):
                 ctx.fail("scope", pr.offset, pr.message, pr.key)
     report = _report(ctx, checks, "not run", None, static_only)
     report.informal_changes = informal
-    if ctx.failures or static_only:
+    typed = locked_types(bp, lock)
+    if not lock.elaborated:
+        report.elaborated = "not in lock"
+        report.notes.append("the lock has no elaborated-type hashes: statements are compared by "
+                            "their normalised source only")
+    if ctx.failures or static_only or lean is None:
         if ctx.failures:
             report.lean_detail = "skipped: static checks failed"
-        return report
-    if lean is None:
-        report.lean_detail = "no Lean toolchain: the compile and axiom checks did not run"
+        elif lean is None and not static_only:
+            report.lean_detail = "no Lean toolchain: the compile and axiom checks did not run"
+        if typed:
+            report.notes.append("the lock has elaborated-type hashes but Lean did not run: "
+                                "they were not compared")
         return report
     report.checks.append("lean")
     claimed = list(dict.fromkeys(d.key for d in bp.decls if d.name and d.kind != DeclKind.AXIOM
                                  and claims_proved(d, norm)))
-    outcome = run_lean(bp, claimed, lean, workspace=workspace, timeout_s=timeout_s)
+    outcome = run_lean(bp, claimed, lean, workspace=workspace, timeout_s=timeout_s,
+                       types=[d.key for d, _ in typed] or None)
     for pr in outcome.problems:
         ctx.failures.append(GateFailure(check="lean", key=pr.key, path=shown, line=pr.line,
                                         col=pr.col, message=pr.message))
+    if typed and outcome.status != "cannot certify":
+        missing = _compare_types(ctx, typed, outcome.types or {})
+        if missing and outcome.status == "passed":  # a runner that answered only partly
+            outcome.status, outcome.detail = "cannot certify", (
+                f"Lean gave no elaborated type for {', '.join(missing[:5])}")
+        else:
+            report.elaborated = "compared"
     report.failures = ctx.failures
     report.lean_status = outcome.status  # type: ignore[assignment]
     report.lean_detail = outcome.detail
     report.certified = outcome.status == "passed"
-    report.passed = report.certified
+    report.passed = report.certified and not ctx.failures
     return report
+
+
+def _compare_types(ctx: _Ctx, typed: list, types: dict[str, str]) -> list[str]:
+    """Failures for changed elaborated types; returns the keys Lean gave no type for."""
+    missing = []
+    for d, locked in typed:
+        got = types.get(d.key)
+        if got is None:
+            missing.append(d.key)
+        elif type_hash(got) != locked:
+            ctx.fail("lock", d.head_span.start, "elaborated type changed (the statement now "
+                     "means something else, e.g. through a definition, notation, instance or "
+                     "library it depends on)", d.key)
+    return missing
 
 
 def _report(ctx: _Ctx, checks: list[str], lean_status: LeanStatus, detail: str | None,

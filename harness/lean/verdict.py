@@ -70,6 +70,9 @@ class FileVerdict(BaseModel):
     file_messages: list[LocatedMessage] = []  # outside every checked declaration
     partial: bool = False  # only some nodes were selected
     wall_s: float = 0.0
+    # key -> elaborated type (pp.all `#check` output), for the keys asked for with ``types=``;
+    # None when none were asked for
+    types: dict[str, str] | None = None
 
     @property
     def file_errors(self) -> list[LocatedMessage]:
@@ -135,6 +138,34 @@ def axiom_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
     return [(d, f"#print axioms {lean_name(d.name)}") for d in decls if d.name]
 
 
+# The elaborated type, fully explicit: pp.all shows implicit arguments, instances, universes and
+# full names, drops notation, and implies pp.deepTerms/pp.proofs (no `⋯`); pp.maxSteps (default
+# 5000, not raised by pp.all) would still elide big types. `(@X)` rather than `@X`: a bare
+# constant gets the signature printer, a term gets `e : type`.
+CHECK_PREFIX = "set_option pp.all true in set_option pp.maxSteps 1000000 in #check "
+
+
+def type_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
+    return [(d, f"{CHECK_PREFIX}(@{lean_name(d.name)})") for d in decls if d.name]
+
+
+_CHECKED = re.compile(r"@?(?P<name>(?:[^\s:.]+|«[^»]*»)(?:\.(?:[^\s:.{]+|«[^»]*»))*)"
+                      r"(?:\.\{[^}]*\})?\s+:\s")
+
+
+def parse_check(d: Decl, data: str) -> str | None:
+    """The type in a `#check` answer ``@Full.Name[.{u}] : <type>`` for ``d``, else None."""
+    m = _CHECKED.match(data)
+    if m is None or not _same_name(d, m.group("name")):
+        return None
+    return data[m.end():].strip() or None
+
+
+def _same_name(d: Decl, got: str) -> bool:
+    got = got.replace("«", "").replace("»", "")
+    return got == d.name or (d.name is not None and got.endswith("." + d.name))
+
+
 # ----------------------------------------------------------------------------- mapping
 
 def _owner(offset: int, decls: list[Decl], msg: Message) -> Decl | None:
@@ -196,18 +227,24 @@ def match_report(d: Decl, report: AxiomReport) -> bool:
 
 
 def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[str] | None = None,
-               timeout_s: float = DEFAULT_TIMEOUT_S, mem_mb: int | None = DEFAULT_MEM_MB) -> FileVerdict:
+               timeout_s: float = DEFAULT_TIMEOUT_S, mem_mb: int | None = DEFAULT_MEM_MB,
+               types: Iterable[str] | None = None) -> FileVerdict:
     """Verdicts for the blueprint's nodes (``labels`` selects; a file without nodes: every named
-    declaration). Raises CannotCertify (see module doc) and KeyError for an unknown label."""
+    declaration). ``types``: keys whose elaborated type is wanted too (``FileVerdict.types``).
+    Raises CannotCertify (see module doc) and KeyError for an unknown label."""
     if labels:
         checked = [bp.by_key(lbl) for lbl in labels]
     else:
         checked = bp.nodes or [d for d in bp.decls if d.name]
     text = bp.text if bp.text.endswith("\n") else bp.text + "\n"
     appended = axiom_lines(checked)
-    full = text + "\n" + "".join(line + "\n" for _, line in appended)
+    typed = type_lines([bp.by_key(k) for k in dict.fromkeys(types)]) if types is not None else []
+    full = text + "\n" + "".join(line + "\n" for _, line in appended + typed)
     first_axiom_line = text.count("\n") + 2
     by_line = {first_axiom_line + i: d for i, (d, _) in enumerate(appended)}
+    first_type_line = first_axiom_line + len(appended)
+    type_at = {first_type_line + i: d for i, (d, _) in enumerate(typed)}
+    found_types: dict[str, str] = {}
     stem = Path(bp.display_path).stem or "check"
     messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s, mem_mb=mem_mb)
 
@@ -219,6 +256,14 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
     file_msgs: list[LocatedMessage] = []
     checked_keys = set(per)
     for m in messages:
+        if m.pos.line in type_at:  # a `#check` line: the type, or an error that fails the file
+            d = type_at[m.pos.line]
+            typ = parse_check(d, m.data) if m.severity == "information" else None
+            if typ is not None and d.key not in found_types:
+                found_types[d.key] = typ
+            elif m.is_error:
+                file_msgs.append(_located(m, "file", path))
+            continue
         if m.pos.line in by_line:
             d = by_line[m.pos.line]
             rep = parse_axioms(m)
@@ -246,7 +291,12 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
                                 f"{d.name} (output: {len(messages)} messages)")
         nodes.append(verdict_for(d, per[d.key], reports.get(d.key), line=d.pos.line,
                                  axiom_errors=d.key in axiom_errors))
+    if not any(m.is_error for m in file_msgs):  # a type that is neither printed nor refused
+        for d, _ in typed:
+            if d.key not in found_types:
+                raise CannotCertify(f"{path}:{d.pos.line}:{d.pos.col}: Lean gave no elaborated "
+                                    f"type for {d.name}")
     return FileVerdict(path=path, workspace=str(workspace), lean_version=tc.lean_version,
                        nodes=nodes, file_messages=file_msgs, partial=bool(labels),
-                       wall_s=res.wall_s)
+                       wall_s=res.wall_s, types=found_types if types is not None else None)
 

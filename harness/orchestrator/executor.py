@@ -46,6 +46,7 @@ class AttemptResult(BaseModel):
     tokens: int = 0
     cost: float = 0.0
     seconds: float = 0.0
+    fatal: str = ""  # the whole run must stop (e.g. the endpoint rejected the API key)
 
 
 Runner = Callable[[AttemptJob], AttemptResult]

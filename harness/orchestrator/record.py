@@ -56,8 +56,9 @@ class GateOutcome:
     messages: list[str] = field(default_factory=list)
 
 
-# gate(merged text, base text, labels, structural): ``structural`` when the batch holds a repair
-# split (new placeholder nodes): the scope check against the base does not apply, the lock does.
+# gate(merged text, base text, labels, structural, splits): ``structural`` when the batch holds
+# a repair split (new placeholder nodes); ``splits`` names the split nodes: the scope check runs
+# in split mode for them (harness.gate.scope), the lock pins every existing statement.
 Gate = Callable[..., GateOutcome]
 
 
@@ -336,8 +337,9 @@ def _bisect(base: str, cands: list[Candidate], gate: Gate, cache: IndexCache
         times out on any text): then nothing of the batch is merged and the run stops."""
         nonlocal calls, certified
         calls += 1
-        r = gate(text, base_text, [c.node for c in items],
-                 structural=any(c.role == "repair" for c in items))
+        splits = [c.node for c in items if c.role == "repair"]
+        r = gate(text, base_text, [c.node for c in items], structural=bool(splits),
+                 splits=splits)
         if r.certified:
             certified += 1
         elif certified == 0:  # probe once: can the gate certify the record's own text?

@@ -17,6 +17,7 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.blueprint.dag import analyse
+from harness.blueprint.imports import load_imports
 from harness.blueprint.parse import parse_text
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError
 from harness.orchestrator.events import EventLog
@@ -214,6 +215,8 @@ class Session:
                 stop, blocked = out.stop_reason, out.blocked
                 if out.no_lean:
                     code = ExitCode.CANNOT_CERTIFY
+                elif out.usage_error:
+                    code = ExitCode.USAGE
             result = self._result(record, rebuild(log.events), stop, blocked, code)
             return result
         except HarnessError as err:
@@ -241,12 +244,14 @@ class Session:
         nodes: dict[str, NodeResult] = {}
         head = record.head() if record is not None else None
         try:
-            a = analyse(parse_text(record.head_text(), record.file)) \
-                if record is not None and parse else None
+            a = None
+            if record is not None and parse:
+                bp = parse_text(record.head_text(), record.file)
+                a = analyse(bp, load_imports(bp, self.workspace))
         except HarnessError:
             a = None
         if a is not None:
-            for k in a.graph.nodes:
+            for k in a.own:
                 d = a.decl(k)
                 if not d.is_node or not d.kind.is_proof:
                     continue

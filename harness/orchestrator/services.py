@@ -8,7 +8,6 @@ compile included) decides what enters the record.
 
 from __future__ import annotations
 
-import inspect
 import os
 from pathlib import Path
 from typing import Any
@@ -61,10 +60,10 @@ class LockedGate:
     """harness.gate.verify on the merged text: lock, forbidden tokens, scope (only the batch's
     nodes and helpers directly before them changed) and the whole-file Lean compile.
 
-    A repair split adds placeholder nodes, which the scope check (bodies and complete helpers
-    only) does not allow: such a batch is checked without the scope step — the lock still pins
-    every existing statement — and once merged the lock is extended to the new nodes
-    (:meth:`relock`), so from then on they are pinned too."""
+    A repair split adds placeholder nodes: the split nodes are checked in the scope step's split
+    mode (new placeholder nodes directly before the node, its body a `sorry_using` naming them;
+    harness.gate.scope) — the lock still pins every existing statement — and once merged the
+    lock is extended to the new nodes (:meth:`relock`), so from then on they are pinned too."""
 
     def __init__(self, record: Record, lock: Any, tc: Any, timeout_s: float,
                  lock_file: Path | None = None) -> None:
@@ -73,13 +72,13 @@ class LockedGate:
         self.workspace = Path(record.repo.working_tree_dir or record.file.parent)
 
     def __call__(self, text: str, base_text: str, labels: list[str], *,
-                 structural: bool = False) -> GateOutcome:
+                 structural: bool = False, splits: list[str] | None = None) -> GateOutcome:
         from harness.gate.verify import verify
 
+        split_labels = set(labels if splits is None else splits) if structural else set()
         try:
-            rep = verify(text, self.record.file, self.lock,
-                         base_text=None if structural else base_text,
-                         allow=None if structural else set(labels), lean=self.tc,
+            rep = verify(text, self.record.file, self.lock, base_text=base_text,
+                         allow=set(labels), allow_splits=split_labels, lean=self.tc,
                          workspace=self.workspace, timeout_s=self.timeout_s)
         except CannotCertify as err:
             return GateOutcome(False, False, [err.line()])
@@ -108,12 +107,10 @@ def make_gate(record: Record, lock: Any, tc: Any, timeout_s: float,
 def make_runner(cfg: HarnessConfig, tc: Any, *, budget_left: float | None
                 ) -> tuple[Runner, Any]:
     """The attempt runner and the LLM client it uses (None without an endpoint)."""
-    from harness.agents.llm import Ledger, LLMClient
+    from harness.agents.llm import EndpointConfigError, Ledger, LLMClient
     from harness.agents.prover import prove_with_llm, prove_with_tactics
 
     endpoint = resolve_endpoint(cfg)
-    # earlier failures and gate messages of the node go to the prover when it accepts them
-    takes_feedback = "feedback" in inspect.signature(prove_with_llm).parameters
     client = None
     if endpoint.configured:
         budgets = cfg.budgets
@@ -125,7 +122,10 @@ def make_runner(cfg: HarnessConfig, tc: Any, *, budget_left: float | None
         bp = parse_text(job.text, job.file)
         ws = Path(job.workspace)
         if job.kind == "repair":
-            return _repair(job, bp, cfg, client)
+            try:
+                return _repair(job, bp, cfg, client)
+            except EndpointConfigError as err:
+                return _fail(job, [f"repair: {err.line()}"], fatal=err.line())
         tried: list[str] = []
         if job.attempt == 1 or client is None:  # the portfolio is deterministic: once
             t = prove_with_tactics(bp, job.node, workspace=ws, cfg=cfg, toolchain=tc)
@@ -137,9 +137,12 @@ def make_runner(cfg: HarnessConfig, tc: Any, *, budget_left: float | None
                 return _fail(job, tried)
         if client is None:
             return _fail(job, tried or ["no LLM endpoint configured"])
-        extra = {"feedback": job.feedback} if takes_feedback and job.feedback else {}
-        r = prove_with_llm(bp, job.node, workspace=ws, cfg=cfg, client=client, toolchain=tc,
-                           **extra)
+        try:  # the node's earlier failures and gate rejections go to the next attempt
+            r = prove_with_llm(bp, job.node, workspace=ws, cfg=cfg, client=client, toolchain=tc,
+                               feedback=job.feedback)
+        except EndpointConfigError as err:  # bad key / URL: no attempt can succeed; stop the run
+            tried.append(f"prove: {err.line()}")
+            return _fail(job, tried, fatal=err.line())
         usage = r.usage
         tokens = (usage.prompt_tokens + usage.completion_tokens) if usage else 0
         cost = usage.cost_usd if usage else 0.0
@@ -187,8 +190,9 @@ def _repair(job: AttemptJob, bp: Any, cfg: HarnessConfig, client: Any) -> Attemp
 
 # ---- stage 1 -------------------------------------------------------------------------------
 class LLMStage1:
-    """construct / audit from harness.agents.blueprinting; refine = the construct role given the
-    current file and the blocking findings (same output contract as construct)."""
+    """construct / audit / refine from harness.agents.blueprinting (refine: the construct role's
+    settings and output contract, its own prompt, given the current file and the blocking
+    findings). A configuration the endpoint refuses raises (a UsageError: exit 2)."""
 
     def __init__(self, client: Any, cfg: HarnessConfig) -> None:
         self.client, self.cfg = client, cfg
@@ -213,20 +217,9 @@ class LLMStage1:
         return self._step(out, findings=found)
 
     def refine(self, text: str, source: str, findings: list[dict[str, Any]]) -> StepResult:
-        from harness.agents.blueprinting import _bounded, _lean_or_json, blueprint_problems
-        from harness.agents.roles import run_role
+        from harness.agents.blueprinting import refine
 
-        user = ("Revise this blueprint so that it states exactly what the source says. Fix "
-                "exactly these audit findings and answer with the whole corrected file.\n\n"
-                "## Findings\n" + "\n".join(
-                    f"- {f['label']} ({f['severity']}, {f['kind']}): {f['explanation']}"
-                    + (f" Suggested: {f['suggested_fix']}" if f.get("suggested_fix") else "")
-                    for f in findings)
-                + "\n\n## Current blueprint\n```lean\n" + text + "\n```\n\n## Source\n"
-                + _bounded(source))
-        out = run_role("construct", user, client=self.client, cfg=self.cfg,
-                       extract=_lean_or_json,
-                       validate=lambda o: blueprint_problems(o.lean))  # type: ignore[attr-defined]
+        out = refine(text, source, findings, client=self.client, cfg=self.cfg)
         return self._step(out, text=out.output.lean if out.ok else None)
 
 

@@ -15,12 +15,14 @@ from typing import Any, Callable
 import networkx as nx
 
 from harness.blueprint.dag import Analysis, analyse
-from harness.blueprint.model import BodyStatus
+from harness.blueprint.imports import load_imports
+from harness.blueprint.model import Blueprint, BodyStatus
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import AttemptJob, AttemptResult, Executor
 from harness.orchestrator.record import CannotDecide, Candidate, Gate, MergeOutcome, Record
 from harness.orchestrator.scheduler import NodeState, Scheduler, SchedulerConfig
 from harness.orchestrator.state import RunState
+from harness.workspace import find_workspace
 
 OPEN_STATUSES = (BodyStatus.SORRY, BodyStatus.SORRY_USING, BodyStatus.ADMIT)
 MAX_FEEDBACK = 4
@@ -31,7 +33,7 @@ def work_graph(a: Analysis) -> tuple[nx.DiGraph, list[str], list[str], dict[str,
     directly or through declarations that are complete but not yet proved. Returns
     (graph, open nodes, file order, nodes blocked from the start with a reason)."""
     g = a.graph
-    order_all = list(g.nodes)  # insertion order = file order
+    order_all = list(a.own)  # this file's declarations in file order (not its imports')
     on_cycle = {k for c in a.cycles for k in c}
     work: list[str] = []
     blocked: dict[str, str] = {}
@@ -80,6 +82,7 @@ class Stage2Outcome:
     stop_reason: str
     blocked: dict[str, str] = field(default_factory=dict)
     no_lean: bool = False
+    usage_error: bool = False  # stopped by a configuration error (exit 2)
 
 
 Notify = Callable[[str, dict[str, Any]], None]
@@ -97,10 +100,20 @@ class Stage2:
         self._gate_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate")
         self._gate_job: tuple[Future, str, list[Candidate]] | None = None
         self.sched: Scheduler | None = None
+        self._imports: list[Blueprint] | None = None
+        self._fatal: str | None = None
 
     # ---- DAG from the record ----------------------------------------------------------------
+    def _analysis(self) -> Analysis:
+        """The DAG of the record's head, with the workspace blueprints it imports (read once
+        per session: their nodes resolve references and count for *proved*)."""
+        bp = self.record.parsed(self.record.head_text())
+        if self._imports is None:
+            self._imports = load_imports(bp, find_workspace(self.record.file))
+        return analyse(bp, self._imports)
+
     def _sync(self) -> None:
-        a = analyse(self.record.parsed(self.record.head_text()))
+        a = self._analysis()
         h, work, order, blocked = work_graph(a)
         for n, why in blocked.items():
             if n not in self.blocked:
@@ -147,6 +160,10 @@ class Stage2:
         try:
             while True:
                 now = time.monotonic()
+                if stop is None and self._fatal is not None:
+                    stop = self._fatal
+                    self.log.append("note", message=stop)
+                    self.notify("note", {"message": stop})
                 if stop is None and self.cfg.budget is not None and self.spent >= self.cfg.budget:
                     stop = f"budget spent (${self.spent:.4f} of ${self.cfg.budget:.4f})"
                     self.log.append("note", message=stop)
@@ -179,7 +196,8 @@ class Stage2:
         finally:
             self._gate_pool.shutdown(wait=True)
         self.blocked.update(s.blocked())
-        return Stage2Outcome(stop or self._final_reason(), dict(self.blocked))
+        return Stage2Outcome(stop or self._final_reason(), dict(self.blocked),
+                             usage_error=self._fatal is not None)
 
     def _drain(self) -> None:
         """Stopping early: wait for the attempts in flight and log them (their cost, and any
@@ -216,6 +234,8 @@ class Stage2:
         s = self.sched
         assert s is not None
         self.spent += r.cost
+        if r.fatal and self._fatal is None:
+            self._fatal = r.fatal
         ok = r.ok and not (r.kind == "repair" and r.repair == "blocker")
         role = "repair" if r.kind == "repair" else r.role
         self.log.append("attempt", aid=r.aid, node=r.node, job=r.kind, ok=ok, role=role,

@@ -25,8 +25,14 @@ NO_LEAN = fake_env(lake=False)
 NO_LEAN["PATH"] += os.pathsep + os.path.dirname(shutil.which("git") or "/usr/bin/git")
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def harness(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=cwd, env=env or NO_LEAN,
+    # the code under test, whatever copy an editable install happens to point at
+    env = dict(env or NO_LEAN)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -125,3 +125,28 @@ def test_run_with_a_rejected_key_is_a_usage_error(tmp_path) -> None:
     assert res["exit_code"] == 2
     leaked = [q for q in ws.rglob("*") if q.is_file() and key in q.read_text(errors="ignore")]
     assert leaked == []
+
+
+def test_stage2_with_a_rejected_key_stops_the_run_with_exit_2(tmp_path) -> None:
+    """No source: stage 1 locks the statements; stage 2's prover then meets a 401. No attempt can
+    succeed, so the run stops (exit 2) instead of blocking every node one by one."""
+    import json
+
+    from harness.orchestrator.state import run_dir
+    from tests.orchestrator.support import fake_env
+    from tests.orchestrator.test_run_cli import harness
+    from tests.support.llm_server import error
+
+    key = "sk-run-WRONG-6262"
+    f = workspace(tmp_path, ONE)
+    ws = f.parent.parent
+    with ScriptedLLM(default=error(401, message=f"Incorrect API key provided: {key}")) as srv:
+        (ws / "harness.toml").write_text(
+            f'[endpoint]\nbase_url = "{srv.base_url}"\ndefault_model = "m"\n'
+            '[tactics]\ntactics = ["bogus_tactic"]\n')
+        out = harness(["run", str(f), "--plain"], ws, fake_env({"OPENAI_API_KEY": key}))
+        port = srv.port
+    assert out.returncode == 2, out.stdout + out.stderr
+    res = json.loads((run_dir(ws, f) / "result.json").read_text())
+    assert res["exit_code"] == 2 and f"127.0.0.1:{port}" in res["stop_reason"]
+    assert key not in out.stdout + out.stderr + json.dumps(res)

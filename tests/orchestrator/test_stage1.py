@@ -44,8 +44,11 @@ def fenced(lang: str, body: str) -> str:
 def script(req):
     system = req.messages[0]["content"]
     user = req.messages[-1]["content"]
-    if system.startswith("You turn an informal"):
-        return text(fenced("lean", FIXED if user.startswith("Revise") else WEAK))
+    if system.startswith("You turn an informal"):  # construct
+        return text(fenced("lean", WEAK))
+    if system.startswith("You revise a Lean 4 blueprint"):  # refine (its own prompt)
+        assert user.startswith("Revise") and "not an inequality" in user and "n + 0 ≤ n + 1" in user
+        return text(fenced("lean", FIXED))
     if system.startswith("You are an adversarial reviewer"):
         if "n + 0 ≤ n + 1" in user:
             finding = {"label": "thm:main", "severity": "major", "kind": "too_weak",
@@ -82,9 +85,14 @@ tactics = ["bogus_tactic"]
 """)
         out = harness(["run", str(f), "--source", str(src), "--json", "--max-rounds", "3"], ws,
                       fake_env())
+        requests = srv.chat_requests
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
     assert res["counts"] == {"proved": 2, "open": 0, "blocked": 0}
+    refines = [r for r in requests
+               if r.messages[0]["content"].startswith("You revise a Lean 4 blueprint")]
+    assert len(refines) == 1 and "{{" not in refines[0].messages[0]["content"]
+    assert "`native_decide`" in refines[0].messages[0]["content"]  # the gate's list, rendered
     assert "n + 0 + 0 = n" in f.read_text()  # the refined statement is what got proved
     evs = read_events(run_dir(ws, f) / "events.jsonl").events
     kinds = [e["kind"] for e in evs]
@@ -107,7 +115,7 @@ def test_stage1_round_limit_stops_before_stage2(tmp_path) -> None:
 
     def stubborn(req):  # refine keeps answering with the weak statement
         system = req.messages[0]["content"]
-        if system.startswith("You turn an informal"):
+        if system.startswith(("You turn an informal", "You revise a Lean 4 blueprint")):
             return text(fenced("lean", WEAK))
         return script(req)
 
