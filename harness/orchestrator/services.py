@@ -39,9 +39,26 @@ def lock_path(session: Session) -> Path:
     return session.dir / "statements.lock.json"
 
 
-def ensure_lock(session: Session, record: Record, log: Any) -> tuple[Any, str | None]:
+def make_run_lock(text: str, record: Record, tc: Any, timeout_s: float | None = None) -> Any:
+    """The statement lock of ``text``, with the elaborated type of every declaration (one Lean
+    compile): the gate then also catches meaning changes that leave the source text alone. A
+    file Lean rejects cannot be locked (CannotCertify: the run stops with exit 3)."""
+    from harness.gate.elaborated import elaborated_hashes
+    from harness.gate.lock import make_lock
+
+    bp = parse_text(text, record.file)
+    hashes = None
+    if tc is not None:
+        workspace = Path(record.repo.working_tree_dir or record.file.parent)
+        hashes = elaborated_hashes(bp, [d.key for d in bp.decls if d.name], tc,
+                                   workspace=workspace, timeout_s=timeout_s)
+    return make_lock(bp, elaborated=hashes)
+
+
+def ensure_lock(session: Session, record: Record, log: Any, tc: Any = None,
+                timeout_s: float | None = None) -> tuple[Any, str | None]:
     """Load the run's lock; without one (stage 2 alone), lock the record's current statements."""
-    from harness.gate.lock import load_lock, make_lock
+    from harness.gate.lock import load_lock
 
     path = lock_path(session)
     if path.exists():
@@ -49,7 +66,7 @@ def ensure_lock(session: Session, record: Record, log: Any) -> tuple[Any, str | 
     if session.state.locked:
         raise UsageError(f"{path}: the statement lock of this run is missing (it was written "
                          "when the statements were locked); restore it or start a new run")
-    lock = make_lock(parse_text(record.head_text(), record.file))
+    lock = make_run_lock(record.head_text(), record, tc, timeout_s)
     lock.save(path)
     log.append("locked", path=str(path), commit=record.head())
     return lock, "no statement lock yet: locked the record's current statements"
@@ -91,9 +108,7 @@ class LockedGate:
 
     def relock(self, text: str) -> None:
         """After a split merged: pin the new nodes' statements as well."""
-        from harness.gate.lock import make_lock
-
-        self.lock = make_lock(parse_text(text, self.record.file))
+        self.lock = make_run_lock(text, self.record, self.tc, self.timeout_s)
         if self.lock_file is not None:
             self.lock.save(self.lock_file)
 
@@ -265,15 +280,13 @@ def real_services(lake: str | None, config: Path | None):
         runner, client = make_runner(cfg, tc, budget_left=left)
 
         def make_gate_now() -> Gate:
-            lock, note = ensure_lock(session, record, session.log)
+            lock, note = ensure_lock(session, record, session.log, tc, cfg.timeouts.lean_s)
             if note:
                 session.notify("note", {"message": note})
             return make_gate(record, lock, tc, cfg.timeouts.lean_s, lock_path(session))
 
         def write_lock(text: str) -> None:
-            from harness.gate.lock import make_lock
-
-            make_lock(parse_text(text, record.file)).save(lock_path(session))
+            make_run_lock(text, record, tc, cfg.timeouts.lean_s).save(lock_path(session))
 
         return Services(runner=runner, make_gate=make_gate_now,
                         stage1=LLMStage1(client, cfg) if client is not None else None,

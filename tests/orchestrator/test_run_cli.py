@@ -96,6 +96,9 @@ def test_demo_end_to_end_with_llm(tmp_path) -> None:
     assert merges and all("Harness-Verdict: passed" in c.message for c in merges)
     st = live_status(ws, f)
     assert st is not None and st["finished"] and not st["active"] and st["merged"] >= 14
+    lock = json.loads((run_dir(ws, f) / "statements.lock.json").read_text())
+    assert lock["elaborated"] is True  # locked with Lean: every entry pins its elaborated type
+    assert lock["entries"] and all(e["type_hash"] for e in lock["entries"])
     again = harness(["run", str(f), "--json"], ws)  # a finished run resumes to the same result
     assert again.returncode == 0 and json.loads(again.stdout)["final_commit"] == res["final_commit"]
 
