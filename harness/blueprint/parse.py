@@ -17,7 +17,7 @@ from harness.blueprint import attrs as attr_parse
 from harness.blueprint.lexer import IDENT, Region, mask_regions, regions, strip_guillemets
 from harness.blueprint.scope import ScopeTracker
 from harness.blueprint.model import (
-    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Finding, Scope, Span, gc_paused,
+    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Finding, Span, gc_paused,
     line_starts, pos_from_starts,
 )
 from harness.blueprint.source import decode, parse_file

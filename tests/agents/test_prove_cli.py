@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 from harness.cli import main
 from tests.support.llm_server import text, tool_call
