@@ -49,7 +49,7 @@ variable {Ω E : Type*} {mΩ : MeasurableSpace Ω} {μ : Measure Ω} [PseudoMetr
     \subseteq E$ if for all $s, t \in T$ the increment $X_s - X_t$ satisfies $\mathrm{SG}(X_s - X_t,
     \sigma^2 d(s,t)^2)$ (Mathlib's \texttt{HasSubgaussianMGF}, which includes integrability of every
     $e^{\lambda(X_s - X_t)}$). (BLM 2013, §13.1; Vershynin 2018, Def. 8.1.1.) -/)
-  (title := /-- Sub-Gaussian process -/)
+  (title := "Sub-Gaussian process")
   (latexEnv := "definition")]
 def IsSubgaussianProcess (X : E → Ω → ℝ) (T : Set E) (σ : ℝ≥0) (μ : Measure Ω) : Prop :=
   ∀ s ∈ T, ∀ t ∈ T, HasSubgaussianMGF (fun ω ↦ X s ω - X t ω) ((σ * nndist s t) ^ 2) μ
@@ -64,7 +64,7 @@ def IsSubgaussianProcess (X : E → Ω → ℝ) (T : Set E) (σ : ℝ≥0) (μ :
     \cref{lem:subgaussian-integral-eq-zero}. The absolute moment bound is
     \cref{lem:subgaussian-integral-abs-le} with $c = (\sigma d)^2$ and $\sqrt{2\pi(\sigma d)^2} =
     \sqrt{2\pi}\,\sigma d$ (\texttt{Real.sqrt\_mul}, \texttt{Real.sqrt\_sq}). -/)
-  (title := /-- Increments of a sub-Gaussian process -/)
+  (title := "Increments of a sub-Gaussian process")
   (latexEnv := "lemma")]
 theorem subgaussianProcess_increment_props [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
     {σ : ℝ≥0} (hX : IsSubgaussianProcess X T σ μ) {s t : E} (hs : s ∈ T) (ht : t ∈ T) :
@@ -86,7 +86,7 @@ theorem subgaussianProcess_increment_props [IsProbabilityMeasure μ] {X : E → 
     with index set $S$ and $c = (\sigma\rho)^2$, then $\sqrt{2 (\sigma\rho)^2 \log N} =
     \sigma\rho\sqrt{2\log N}$ (\texttt{Real.sqrt\_mul'}, \texttt{Real.sqrt\_sq}; $\rho \ge 0$
     because $S \neq \emptyset$). -/)
-  (title := /-- Expected maximum of finitely many increments -/)
+  (title := "Expected maximum of finitely many increments")
   (latexEnv := "lemma")]
 theorem integral_sup_increment_le [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
     {σ : ℝ≥0} (hX : IsSubgaussianProcess X T σ μ) (S : Finset (E × E)) (hS : S.Nonempty)
@@ -103,7 +103,7 @@ theorem integral_sup_increment_le [IsProbabilityMeasure μ] {X : E → Ω → �
     sets $N_k \subseteq T$ ($k \in \mathbb N$) with $N_0 = \{t_0\}$ and $|N_k| \le N(D 2^{-k}, T)$
     for $k \ge 1$, and maps $\pi_k$ with $\pi_k(t) \in N_k$ and $d(t, \pi_k(t)) \le D 2^{-k}$ for
     all $t \in T$. (BLM 2013, proof of Thm. 13.1; Vershynin 2018, proof of Thm. 8.1.3.) -/)
-  (title := /-- Dyadic chaining nets -/)
+  (title := "Dyadic chaining nets")
   (latexEnv := "definition")]
 structure ChainingNets (T : Set E) (t₀ : E) (D : ℝ) where
   net : ℕ → Finset E
@@ -125,7 +125,7 @@ structure ChainingNets (T : Set E) (t₀ : E) (D : ℝ) where
     \texttt{Classical.choose} from the cover property (\texttt{Metric.IsCover}: some $c \in C_k$
     with $\mathrm{edist}\,t\,c \le D2^{-k}$, converted by \texttt{edist\_le\_ofReal}), and $\pi_0(t)
     = t_0$, using $d(t,t_0) \le D$. Outside $T$ the maps are arbitrary (e.g. $t_0$). -/)
-  (title := /-- Existence of chaining nets -/)
+  (title := "Existence of chaining nets")
   (latexEnv := "lemma")]
 theorem exists_chainingNets {T : Set E} (hT : TotallyBounded T) {t₀ : E} (ht₀ : t₀ ∈ T) {D : ℝ}
     (hD : 0 < D) (hdiam : ∀ s ∈ T, ∀ t ∈ T, dist s t ≤ D) :
@@ -135,7 +135,7 @@ theorem exists_chainingNets {T : Set E} (hT : TotallyBounded T) {t₀ : E} (ht�
 @[blueprint "def:linkSet"
   (statement := /-- For a chaining system $c$ (\cref{def:ChainingNets}) and $k \ge 1$, the link set
     $P_k$ is the set of pairs $(s, s') \in N_k \times N_{k-1}$ with $d(s,s') \le 3 D 2^{-k}$. -/)
-  (title := /-- Links between consecutive nets -/)
+  (title := "Links between consecutive nets")
   (latexEnv := "definition")]
 noncomputable def linkSet {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets T t₀ D) (k : ℕ) :
     Finset (E × E) :=
@@ -155,7 +155,7 @@ noncomputable def linkSet {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets T t
     \cref{lem:coveringNumber-antitone-and-eq-one}; for $k = 1$, $|N_0| = 1 \le N(D/2, T)$ since
     $t_0 \in T$ (\texttt{Metric.coveringNumber\_pos\_iff}). Multiply in $\mathbb N_\infty$
     (\texttt{mul\_le\_mul'}, \texttt{sq}). -/)
-  (title := /-- Properties of the link sets -/)
+  (title := "Properties of the link sets")
   (latexEnv := "lemma")]
 theorem linkSet_props {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets T t₀ D) {k : ℕ}
     (hk : 1 ≤ k) :
@@ -174,7 +174,7 @@ theorem linkSet_props {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets T t₀ 
     (\texttt{Finset.sum\_Icc\_eq\_sum\_range} or \texttt{Finset.range\_eq\_Ico} with
     \texttt{Finset.sum\_Ico\_eq\_sum\_range}) and apply \texttt{Finset.sum\_range\_sub}; or induct
     on $K$ with \texttt{Finset.sum\_Icc\_succ\_top}. -/)
-  (title := /-- Chaining telescoping identity -/)
+  (title := "Chaining telescoping identity")
   (latexEnv := "lemma")]
 theorem chaining_telescoping {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets T t₀ D)
     (X : E → Ω → ℝ) (K : ℕ) {t : E} (ht : t ∈ T) (ω : Ω) :
@@ -204,7 +204,7 @@ theorem chaining_telescoping {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets 
     with \texttt{ENNReal.ofReal\_le\_ofReal}, \texttt{ENNReal.ofReal\_sum\_of\_nonneg},
     \texttt{ENNReal.ofReal\_mul}. The second inequality is
     \cref{lem:sum-dyadic-le-dudleyIntegral} multiplied by $6\sigma$. -/)
-  (title := /-- Finite-level chaining bound -/)
+  (title := "Finite-level chaining bound")
   (latexEnv := "lemma")]
 theorem integral_sup_chaining_level_le [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
     {σ : ℝ≥0} (hX : IsSubgaussianProcess X T σ μ) {t₀ : E} {D : ℝ} (hD : 0 < D)
@@ -233,7 +233,7 @@ theorem integral_sup_chaining_level_le [IsProbabilityMeasure μ] {X : E → Ω �
     $D2^{-K} \to 0$ (\texttt{tendsto\_pow\_atTop\_nhds\_zero\_of\_lt\_one}) and conclude with
     \texttt{ge\_of\_tendsto'} / \texttt{le\_of\_tendsto'} on the real inequality, then
     \texttt{ENNReal.ofReal\_le\_ofReal} and \texttt{ENNReal.ofReal\_toReal}. -/)
-  (title := /-- Dudley's bound over finite sets -/)
+  (title := "Dudley's bound over finite sets")
   (latexEnv := "lemma")]
 theorem integral_sup_finset_le [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E} {σ : ℝ≥0}
     (hX : IsSubgaussianProcess X T σ μ) (hT : TotallyBounded T) {t₀ : E} (ht₀ : t₀ ∈ T) {D : ℝ}
@@ -265,7 +265,7 @@ theorem integral_sup_finset_le [IsProbabilityMeasure μ] {X : E → Ω → ℝ} 
     (\texttt{MeasureTheory.ofReal\_integral\_eq\_lintegral\_ofReal}, \texttt{ENNReal.ofReal}
     commuting with finite maxima: \texttt{ENNReal.ofReal\_max}), which
     \cref{lem:integral-sup-finset-le} bounds. -/)
-  (title := /-- Dudley's entropy bound -/)
+  (title := "Dudley's entropy bound")
   (latexEnv := "theorem")]
 theorem dudley_entropy_bound [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E} {σ : ℝ≥0}
     (hX : IsSubgaussianProcess X T σ μ) (hT : TotallyBounded T) {t₀ : E} (ht₀ : t₀ ∈ T) {D : ℝ}
@@ -292,7 +292,7 @@ theorem dudley_entropy_bound [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T
     (\texttt{ContinuousWithinAt.mem\_closure\_image} or \texttt{mem\_closure\_iff\_seq\_limit}),
     hence at most their supremum (\texttt{le\_of\_tendsto'} with \texttt{le\_biSup}, or
     \texttt{ContinuousWithinAt.closure\_le}). -/)
-  (title := /-- Separability from continuous paths -/)
+  (title := "Separability from continuous paths")
   (latexEnv := "lemma")]
 theorem exists_countable_dense_sup_eq {X : E → Ω → ℝ} {T : Set E} (hT : TotallyBounded T)
     (hcont : ∀ᵐ ω ∂μ, ContinuousOn (fun t ↦ X t ω) T) :
@@ -318,7 +318,7 @@ theorem exists_countable_dense_sup_eq {X : E → Ω → ℝ} {T : Set E} (hT : T
     a.e.-measurability of the countable suprema), apply \cref{thm:dudley-entropy-bound} twice and
     add: $12\sigma J + 12\sigma J = 24\sigma J$ (\texttt{ENNReal.ofReal\_add}, \texttt{add\_mul}).
     -/)
-  (title := /-- Dudley's bound for absolute increments -/)
+  (title := "Dudley's bound for absolute increments")
   (latexEnv := "theorem")]
 theorem dudley_entropy_bound_abs [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
     {σ : ℝ≥0} (hX : IsSubgaussianProcess X T σ μ) (hT : TotallyBounded T) {t₀ : E} (ht₀ : t₀ ∈ T)

@@ -50,7 +50,7 @@ namespace SLT
     cover $C_0 \subseteq T$, so \texttt{IsCover.coveringNumber\_le\_encard} bounds $N(\varepsilon,T)
     \le |C_0| < \top$ (\texttt{Set.Finite.encard\_lt\_top}). Attainment is
     \texttt{Metric.exists\_set\_encard\_eq\_coveringNumber} applied to this finiteness. -/)
-  (title := /-- Finite covering numbers of totally bounded sets -/)
+  (title := "Finite covering numbers of totally bounded sets")
   (latexEnv := "lemma")]
 theorem coveringNumber_ne_top_of_totallyBounded {E : Type*} [PseudoMetricSpace E] {T : Set E}
     (hT : TotallyBounded T) {ε : ℝ≥0} (hε : ε ≠ 0) :
@@ -67,7 +67,7 @@ theorem coveringNumber_ne_top_of_totallyBounded {E : Type*} [PseudoMetricSpace E
     \texttt{edist\_dist} and \texttt{ENNReal.ofReal\_le\_ofReal}; the extended diameter may be
     spelled \texttt{Metric.ediam} at the pinned tag), and
     \texttt{Metric.coveringNumber\_eq\_one\_of\_ediam\_le} concludes. -/)
-  (title := /-- Monotonicity of covering numbers -/)
+  (title := "Monotonicity of covering numbers")
   (latexEnv := "lemma")]
 theorem coveringNumber_antitone_and_eq_one {E : Type*} [PseudoMetricSpace E] (T : Set E) :
     Antitone (fun ε : ℝ≥0 ↦ coveringNumber ε T) ∧
@@ -84,7 +84,7 @@ theorem coveringNumber_antitone_and_eq_one {E : Type*} [PseudoMetricSpace E] (T 
     $K\varepsilon$-cover of $f(T)$, it lies in $f(T)$ (\texttt{Set.image\_mono}), and $|f(C)| \le
     |C|$ (\texttt{Set.encard\_image\_le}); conclude with
     \texttt{IsCover.coveringNumber\_le\_encard}. -/)
-  (title := /-- Covering numbers under isometries and Lipschitz maps -/)
+  (title := "Covering numbers under isometries and Lipschitz maps")
   (latexEnv := "lemma")]
 theorem coveringNumber_image_le {E F : Type*} [PseudoMetricSpace E] [PseudoMetricSpace F]
     {f : E → F} (T : Set E) (ε : ℝ≥0) :
@@ -110,7 +110,7 @@ theorem coveringNumber_image_le {E F : Type*} [PseudoMetricSpace E] [PseudoMetri
     finite with that bound, and \texttt{Metric.packingNumber} (a supremum of \texttt{encard}) is at
     most it (\texttt{iSup\_le}); convert with \texttt{ENat.toNat} and \texttt{ENat.coe\_toNat}. The
     case $d = 0$ is included. -/)
-  (title := /-- Volumetric packing bound -/)
+  (title := "Volumetric packing bound")
   (latexEnv := "lemma")]
 theorem packingNumber_closedBall_le {E : Type*} [NormedAddCommGroup E] [NormedSpace ℝ E]
     [FiniteDimensional ℝ E] {ε : ℝ≥0} (hε : ε ≠ 0) {R : ℝ} (hR : 0 ≤ R) :
@@ -126,7 +126,7 @@ theorem packingNumber_closedBall_le {E : Type*} [NormedAddCommGroup E] [NormedSp
   (proof := /-- \texttt{Metric.coveringNumber\_le\_packingNumber} gives $N(\varepsilon, B) \le
     P(\varepsilon, B)$, and \cref{lem:packingNumber-closedBall-le} bounds the packing number;
     transfer through \texttt{ENat.toNat\_le\_toNat} (both are finite). -/)
-  (title := /-- Volumetric covering bound for balls -/)
+  (title := "Volumetric covering bound for balls")
   (latexEnv := "lemma")]
 theorem coveringNumber_closedBall_le {E : Type*} [NormedAddCommGroup E] [NormedSpace ℝ E]
     [FiniteDimensional ℝ E] {ε : ℝ≥0} (hε : ε ≠ 0) {R : ℝ} (hR : 0 ≤ R) :
@@ -146,7 +146,7 @@ theorem coveringNumber_closedBall_le {E : Type*} [NormedAddCommGroup E] [NormedS
     \cref{lem:coveringNumber-image-le} the covering numbers agree, and
     \cref{lem:coveringNumber-closedBall-le} applied to $W$ (a finite-dimensional normed space with
     \texttt{Module.finrank} $r$) gives the bound. -/)
-  (title := /-- Covering balls of a linear subspace -/)
+  (title := "Covering balls of a linear subspace")
   (latexEnv := "lemma")]
 theorem coveringNumber_submodule_inter_closedBall_le {E : Type*} [NormedAddCommGroup E]
     [NormedSpace ℝ E] (W : Submodule ℝ E) [FiniteDimensional ℝ W] {ε : ℝ≥0} (hε : ε ≠ 0)
@@ -162,7 +162,7 @@ theorem coveringNumber_submodule_inter_closedBall_le {E : Type*} [NormedAddCommG
     N(\varepsilon^+, T)} \in [0,\infty)$ otherwise (this is $0$ when $N \le 1$). Values are in
     $[0,\infty]$, so infinite covering numbers are not silently replaced by a junk value. (Vershynin
     2018, §8.1; Wainwright 2019, (5.47).) -/)
-  (title := /-- Dudley integrand -/)
+  (title := "Dudley integrand")
   (latexEnv := "definition")]
 noncomputable def dudleyIntegrand {E : Type*} [PseudoMetricSpace E] (T : Set E) (ε : ℝ) :
     ℝ≥0∞ := by
@@ -174,7 +174,7 @@ noncomputable def dudleyIntegrand {E : Type*} [PseudoMetricSpace E] (T : Set E) 
   (statement := /-- The Dudley entropy integral of $T$ up to scale $D$ is $J(T, D) = \int_{(0, D]}
     h(\varepsilon, T)\, d\varepsilon \in [0,\infty]$, a lower Lebesgue integral of the integrand of
     \cref{def:dudleyIntegrand}. (Vershynin 2018, Thm. 8.1.3; Wainwright 2019, Thm. 5.22.) -/)
-  (title := /-- Dudley entropy integral -/)
+  (title := "Dudley entropy integral")
   (latexEnv := "definition")]
 noncomputable def dudleyIntegral {E : Type*} [PseudoMetricSpace E] (T : Set E) (D : ℝ) : ℝ≥0∞ :=
   ∫⁻ ε in Set.Ioc 0 D, dudleyIntegrand T ε
@@ -189,7 +189,7 @@ noncomputable def dudleyIntegral {E : Type*} [PseudoMetricSpace E] (T : Set E) (
     \texttt{ENat.toNat\_le\_toNat}, \texttt{Real.log\_le\_log} for $N \ge 1$,
     \texttt{Real.log\_natCast\_nonneg}, \texttt{Real.sqrt\_le\_sqrt},
     \texttt{ENNReal.ofReal\_le\_ofReal}). Measurability is \texttt{Antitone.measurable}. -/)
-  (title := /-- The Dudley integrand is antitone -/)
+  (title := "The Dudley integrand is antitone")
   (latexEnv := "lemma")]
 theorem dudleyIntegrand_antitone {E : Type*} [PseudoMetricSpace E] (T : Set E) :
     Antitone (dudleyIntegrand T) ∧ Measurable (dudleyIntegrand T) := by
@@ -208,7 +208,7 @@ theorem dudleyIntegrand_antitone {E : Type*} [PseudoMetricSpace E] (T : Set E) :
     the integrals is at most $J(T, D)$ (\texttt{MeasureTheory.lintegral\_biUnion\_finset₀} or
     induction with \texttt{MeasureTheory.lintegral\_union}, then
     \texttt{MeasureTheory.lintegral\_mono\_set}). Multiply by $2$ (\texttt{Finset.mul\_sum}). -/)
-  (title := /-- Dyadic sums versus the entropy integral -/)
+  (title := "Dyadic sums versus the entropy integral")
   (latexEnv := "lemma")]
 theorem sum_dyadic_le_dudleyIntegral {E : Type*} [PseudoMetricSpace E] (T : Set E) {D : ℝ}
     (hD : 0 < D) (K : ℕ) :
@@ -228,7 +228,7 @@ theorem sum_dyadic_le_dudleyIntegral {E : Type*} [PseudoMetricSpace E] (T : Set 
     interval, converted with \texttt{ofReal\_integral\_eq\_lintegral\_ofReal} and
     \texttt{intervalIntegral.integral\_of\_le}). Finally $\sqrt{2r\delta}\cdot 2\sqrt{2\delta} =
     4\delta\sqrt r$. -/)
-  (title := /-- An elementary entropy integral -/)
+  (title := "An elementary entropy integral")
   (latexEnv := "lemma")]
 theorem lintegral_sqrt_log_le {δ : ℝ} (hδ : 0 < δ) {r : ℝ} (hr : 0 ≤ r) :
     ∫⁻ ε in Set.Ioc 0 (2 * δ), ENNReal.ofReal (Real.sqrt (r * Real.log (1 + 2 * δ / ε))) ≤
@@ -247,7 +247,7 @@ theorem lintegral_sqrt_log_le {δ : ℝ} (hδ : 0 < δ) {r : ℝ} (hr : 0 ≤ r)
     \sqrt{r\log(1+2\delta/\varepsilon)}$ by \texttt{MeasureTheory.setLIntegral\_mono\_ae}
     (measurability of the right side from continuity on $(0,\infty)$), and
     \cref{lem:lintegral-sqrt-log-le} concludes. -/)
-  (title := /-- Entropy integral of a ball in a subspace -/)
+  (title := "Entropy integral of a ball in a subspace")
   (latexEnv := "lemma")]
 theorem dudleyIntegral_submodule_ball_le {E : Type*} [NormedAddCommGroup E] [NormedSpace ℝ E]
     (W : Submodule ℝ E) [FiniteDimensional ℝ W] {δ : ℝ} (hδ : 0 < δ) :

@@ -60,7 +60,7 @@ namespace SLT
     version may exist as \texttt{gaussianReal\_ibp} in
     \texttt{Mathlib/Probability/Distributions/Gaussian/GaussianIntegrationByParts.lean} (unverified
     at the pinned tag). -/)
-  (title := /-- Stein's identity in one dimension -/)
+  (title := "Stein's identity in one dimension")
   (latexEnv := "lemma")]
 theorem gaussian_stein_one_dim {h : ℝ → ℝ} (hh : ContDiff ℝ 1 h) {C : ℝ}
     (hC : ∀ x, |h x| + |deriv h x| ≤ C * Real.exp (C * |x|)) :
@@ -81,7 +81,7 @@ theorem gaussian_stein_one_dim {h : ℝ → ℝ} (hh : ContDiff ℝ 1 h) {C : �
     \mapsto x + s e_i$, $e_i$ = \texttt{EuclideanSpace.single} $i\ 1$). The growth bound for $h$
     follows from the one for $F$ since $|s| \le \|x\|$. Integrability for Fubini comes from
     \cref{lem:integrable-exp-norm-stdGaussian}. -/)
-  (title := /-- Stein's identity for a coordinate -/)
+  (title := "Stein's identity for a coordinate")
   (latexEnv := "lemma")]
 theorem gaussian_stein_coord {n : ℕ} {F : EuclideanSpace ℝ (Fin n) → ℝ} (hF : ContDiff ℝ 1 F)
     {C : ℝ} (hC : ∀ x, |F x| + ‖fderiv ℝ F x‖ ≤ C * Real.exp (C * ‖x‖)) (i : Fin n) :
@@ -105,7 +105,7 @@ theorem gaussian_stein_coord {n : ℕ} {F : EuclideanSpace ℝ (Fin n) → ℝ} 
     \texttt{norm\_add\_sq\_real}). Alternatively use that $\gamma_n \otimes \gamma_n$ is the
     standard Gaussian of the product space and \texttt{stdGaussian\_map} for linear isometry
     equivalences. -/)
-  (title := /-- Rotation invariance of the Gaussian product -/)
+  (title := "Rotation invariance of the Gaussian product")
   (latexEnv := "lemma")]
 theorem stdGaussian_prod_rotation {n : ℕ} (θ : ℝ) :
     ((stdGaussian (EuclideanSpace ℝ (Fin n))).prod (stdGaussian (EuclideanSpace ℝ (Fin n)))).map
@@ -127,7 +127,7 @@ theorem stdGaussian_prod_rotation {n : ℕ} (θ : ℝ) :
     \texttt{intervalIntegral.integral\_eq\_sub\_of\_hasDerivAt} gives $g(Z_{\pi/2}) - g(Z_0) = g(y)
     - g(x)$ (\texttt{Real.cos\_pi\_div\_two}, \texttt{Real.sin\_pi\_div\_two},
     \texttt{Real.cos\_zero}, \texttt{Real.sin\_zero}). -/)
-  (title := /-- Fundamental theorem of calculus along the arc -/)
+  (title := "Fundamental theorem of calculus along the arc")
   (latexEnv := "lemma")]
 theorem arc_ftc {n : ℕ} {g : EuclideanSpace ℝ (Fin n) → ℝ} (hg : ContDiff ℝ 1 g)
     (x y : EuclideanSpace ℝ (Fin n)) :
@@ -158,7 +158,7 @@ theorem arc_ftc {n : ℕ} {g : EuclideanSpace ℝ (Fin n) → ℝ} (hg : ContDif
     \cref{lem:stdGaussian-prod-rotation}); combine the signs. Gradients are related to
     \texttt{fderiv} by \texttt{gradient} $=$ \texttt{(toDual ℝ E).symm (fderiv ℝ f x)} and
     \texttt{InnerProductSpace.toDual\_symm\_apply}. No second derivatives are needed. -/)
-  (title := /-- Gaussian covariance identity -/)
+  (title := "Gaussian covariance identity")
   (latexEnv := "lemma")]
 theorem gaussian_covariance_identity {n : ℕ} {f g : EuclideanSpace ℝ (Fin n) → ℝ}
     (hf : ContDiff ℝ 1 f) (hg : ContDiff ℝ 1 g) {C : ℝ}
@@ -189,7 +189,7 @@ theorem gaussian_covariance_identity {n : ℕ} {f g : EuclideanSpace ℝ (Fin n)
     \texttt{MemLp} from the growth bound). If $\mathbb E\|\nabla f\|^2 = \infty$ in the sense of
     non-integrability, Lean's integral is $0$; the growth bound rules this out (integrable by
     \cref{lem:integrable-exp-norm-stdGaussian}). -/)
-  (title := /-- Gaussian Poincaré inequality -/)
+  (title := "Gaussian Poincaré inequality")
   (latexEnv := "theorem")]
 theorem gaussian_poincare {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ} (hf : ContDiff ℝ 1 f) {C : ℝ}
     (hfC : ∀ x, |f x| + ‖fderiv ℝ f x‖ ≤ C * Real.exp (C * ‖x‖)) :
@@ -207,7 +207,7 @@ theorem gaussian_poincare {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ} (hf
     is \texttt{norm\_fderiv\_le\_of\_lipschitz} (or \texttt{norm\_fderiv\_le\_of\_lipschitzOn} with
     $s = $ \texttt{Set.univ} and \texttt{LipschitzWith.lipschitzOnWith}), which also covers
     non-differentiable points. -/)
-  (title := /-- Growth and derivative bounds for Lipschitz functions -/)
+  (title := "Growth and derivative bounds for Lipschitz functions")
   (latexEnv := "lemma")]
 theorem lipschitz_bound_and_norm_fderiv_le {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ}
     {L : ℝ≥0} (hf : LipschitzWith L f) :
@@ -226,7 +226,7 @@ theorem lipschitz_bound_and_norm_fderiv_le {n : ℕ} {f : EuclideanSpace ℝ (Fi
     \texttt{ProbabilityTheory.integrableExpSet} is all of $\mathbb R$ and
     \texttt{ProbabilityTheory.hasDerivAt\_mgf} applies at every $\lambda$ (\texttt{interior\_univ}).
     -/)
-  (title := /-- Differentiating the mgf of a Lipschitz function -/)
+  (title := "Differentiating the mgf of a Lipschitz function")
   (latexEnv := "lemma")]
 theorem hasDerivAt_mgf_centered_lipschitz {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ} {L : ℝ≥0}
     (hf : LipschitzWith L f) (l : ℝ) :
@@ -253,7 +253,7 @@ theorem hasDerivAt_mgf_centered_lipschitz {n : ℕ} {f : EuclideanSpace ℝ (Fin
     \texttt{antitoneOn\_of\_hasDerivWithinAt\_nonpos}), hence $\psi(\lambda) \le \psi(0) = 0$, i.e.
     $\log F(\lambda) \le \lambda^2L^2/2$; exponentiate (\texttt{Real.exp\_log},
     \texttt{Real.exp\_le\_exp}). -/)
-  (title := /-- Differential inequality for the mgf -/)
+  (title := "Differential inequality for the mgf")
   (latexEnv := "lemma")]
 theorem le_exp_of_hasDerivAt_le {F F' : ℝ → ℝ} {L : ℝ} (hpos : ∀ l, 0 < F l)
     (hderiv : ∀ l, HasDerivAt F (F' l) l) (h0 : F 0 = 1)
@@ -283,7 +283,7 @@ theorem le_exp_of_hasDerivAt_le {F F' : ℝ → ℝ} {L : ℝ} (hpos : ∀ l, 0 
     f)(\lambda) = \mathrm{mgf}(-\bar f)(-\lambda)$. Integrability of every $e^{t\bar f}$ is part of
     \cref{lem:hasDerivAt-mgf-centered-lipschitz}; assemble \texttt{HasSubgaussianMGF} with its
     anonymous constructor. -/)
-  (title := /-- Gaussian concentration for smooth Lipschitz functions -/)
+  (title := "Gaussian concentration for smooth Lipschitz functions")
   (latexEnv := "lemma")]
 theorem gaussian_concentration_of_contDiff {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ} {L : ℝ≥0}
     (hf : ContDiff ℝ 1 f) (hL : LipschitzWith L f) :
@@ -307,7 +307,7 @@ theorem gaussian_concentration_of_contDiff {n : ℕ} {f : EuclideanSpace ℝ (Fi
     \int\rho(z)(f(x - z) - f(x' - z))dz$ and $\int \rho = 1$
     (\texttt{ContDiffBump.integral\_normed}), so $|g(x) - g(x')| \le L\|x - x'\|$
     (\texttt{LipschitzWith.of\_le\_add\_mul}, \texttt{norm\_integral\_le\_of\_norm\_le}). -/)
-  (title := /-- Smooth Lipschitz approximation -/)
+  (title := "Smooth Lipschitz approximation")
   (latexEnv := "lemma")]
 theorem exists_contDiff_lipschitz_approx {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ} {L : ℝ≥0}
     (hf : LipschitzWith L f) {ε : ℝ} (hε : 0 < ε) :
@@ -333,7 +333,7 @@ theorem exists_contDiff_lipschitz_approx {n : ℕ} {f : EuclideanSpace ℝ (Fin 
     \texttt{Real.exp}). Integrability of every $e^{t(f - \mathbb E f)}$ is the first part of
     \cref{lem:hasDerivAt-mgf-centered-lipschitz}. The tail bounds are
     \cref{lem:subgaussian-tail-bounds} with $c = L^2$. -/)
-  (title := /-- Gaussian Lipschitz concentration -/)
+  (title := "Gaussian Lipschitz concentration")
   (latexEnv := "theorem")]
 theorem gaussian_lipschitz_concentration {n : ℕ} {f : EuclideanSpace ℝ (Fin n) → ℝ} {L : ℝ≥0}
     (hf : LipschitzWith L f) :
@@ -363,7 +363,7 @@ theorem gaussian_lipschitz_concentration {n : ℕ} {f : EuclideanSpace ℝ (Fin 
     \texttt{HasSubgaussianMGF.of\_map} (or \texttt{HasSubgaussianMGF.congr\_identDistrib}) along the
     measurable map \texttt{WithLp.toLp 2} (\texttt{MeasureTheory.integral\_map} for the centring
     constant, \texttt{WithLp.ofLp\_toLp}). -/)
-  (title := /-- Gaussian concentration in coordinates -/)
+  (title := "Gaussian concentration in coordinates")
   (latexEnv := "theorem")]
 theorem gaussian_lipschitz_concentration_pi {n : ℕ} {f : (Fin n → ℝ) → ℝ} {L : ℝ≥0}
     (hf : LipschitzWith L (fun x : EuclideanSpace ℝ (Fin n) ↦ f (WithLp.ofLp x))) :

@@ -52,7 +52,7 @@ namespace SLT
     points $x_1, \dots, x_n \in \mathcal X$, a function class $\mathcal F$ of real functions on
     $\mathcal X$, the true regression function $f^* \in \mathcal F$ and a noise level $\sigma > 0$.
     (Wainwright 2019, §13.1.) -/)
-  (title := /-- Fixed-design regression model -/)
+  (title := "Fixed-design regression model")
   (latexEnv := "definition")]
 structure RegressionModel (α : Type*) (n : ℕ) where
   x : Fin n → α
@@ -67,7 +67,7 @@ structure RegressionModel (α : Type*) (n : ℕ) where
   (statement := /-- For a model $M$ (\cref{def:RegressionModel}) and a noise vector $w \in \mathbb
     R^n$, the responses are $y_i(w) = f^*(x_i) + \sigma w_i$; the noise is $w \sim \gamma_n$.
     (Wainwright 2019, (13.1).) -/)
-  (title := /-- Responses -/)
+  (title := "Responses")
   (latexEnv := "definition")]
 noncomputable def response {α : Type*} {n : ℕ} (M : RegressionModel α n)
     (w : EuclideanSpace ℝ (Fin n)) (i : Fin n) : ℝ :=
@@ -76,7 +76,7 @@ noncomputable def response {α : Type*} {n : ℕ} (M : RegressionModel α n)
 @[blueprint "def:evalVec"
   (statement := /-- The evaluation vector of $g$ on the design is $\mathrm{ev}(g) = (g(x_1), \dots,
     g(x_n)) \in \mathbb R^n$ (Euclidean space). -/)
-  (title := /-- Evaluation on the design -/)
+  (title := "Evaluation on the design")
   (latexEnv := "definition")]
 noncomputable def evalVec {α : Type*} {n : ℕ} (x : Fin n → α) (g : α → ℝ) :
     EuclideanSpace ℝ (Fin n) :=
@@ -85,7 +85,7 @@ noncomputable def evalVec {α : Type*} {n : ℕ} (x : Fin n → α) (g : α → 
 @[blueprint "def:empNorm"
   (statement := /-- The empirical norm is $\|g\|_n = \|\mathrm{ev}(g)\|/\sqrt n = (\frac1n\sum_i
     g(x_i)^2)^{1/2}$ (\cref{def:evalVec}). (Wainwright 2019, (13.3).) -/)
-  (title := /-- Empirical norm -/)
+  (title := "Empirical norm")
   (latexEnv := "definition")]
 noncomputable def empNorm {α : Type*} {n : ℕ} (x : Fin n → α) (g : α → ℝ) : ℝ :=
   ‖evalVec x g‖ / Real.sqrt n
@@ -94,7 +94,7 @@ noncomputable def empNorm {α : Type*} {n : ℕ} (x : Fin n → α) (g : α → 
   (statement := /-- The Gaussian process of the design is $Z_g(w) = \frac1n\langle w,
     \mathrm{ev}(g)\rangle = \frac1n\sum_i w_i g(x_i)$ (\cref{def:evalVec}). (Wainwright 2019,
     §13.2.) -/)
-  (title := /-- Design Gaussian process -/)
+  (title := "Design Gaussian process")
   (latexEnv := "definition")]
 noncomputable def empProcess {α : Type*} {n : ℕ} (x : Fin n → α) (g : α → ℝ)
     (w : EuclideanSpace ℝ (Fin n)) : ℝ :=
@@ -105,7 +105,7 @@ noncomputable def empProcess {α : Type*} {n : ℕ} (x : Fin n → α) (g : α �
     vector $w$, $\hat f_w \in \mathcal F$ and $\sum_i (y_i(w) - \hat f_w(x_i))^2 \le \sum_i (y_i(w)
     - f(x_i))^2$ for all $f \in \mathcal F$ (\cref{def:response}). No measurability in $w$ is
     required. (Wainwright 2019, (13.2).) -/)
-  (title := /-- Least-squares estimator -/)
+  (title := "Least-squares estimator")
   (latexEnv := "definition")]
 def IsLeastSquares {α : Type*} {n : ℕ} (M : RegressionModel α n)
     (fhat : EuclideanSpace ℝ (Fin n) → α → ℝ) : Prop :=
@@ -116,7 +116,7 @@ def IsLeastSquares {α : Type*} {n : ℕ} (M : RegressionModel α n)
   (statement := /-- A class $\mathcal H$ of real functions is star-shaped (around $0$) if $0 \in
     \mathcal H$ and $a h \in \mathcal H$ for all $h \in \mathcal H$ and $a \in [0,1]$. (Wainwright
     2019, Def. 13.4.) -/)
-  (title := /-- Star-shaped class -/)
+  (title := "Star-shaped class")
   (latexEnv := "definition")]
 def IsStarShaped {α : Type*} (H : Set (α → ℝ)) : Prop :=
   0 ∈ H ∧ ∀ h ∈ H, ∀ a : ℝ, 0 ≤ a → a ≤ 1 → a • h ∈ H
@@ -124,7 +124,7 @@ def IsStarShaped {α : Type*} (H : Set (α → ℝ)) : Prop :=
 @[blueprint "def:shiftedClass"
   (statement := /-- The shifted class is $\mathcal F^* = \mathcal F - f^* = \{f - f^* : f \in
     \mathcal F\}$. (Wainwright 2019, §13.2.1.) -/)
-  (title := /-- Shifted class -/)
+  (title := "Shifted class")
   (latexEnv := "definition")]
 def shiftedClass {α : Type*} (F : Set (α → ℝ)) (fStar : α → ℝ) : Set (α → ℝ) :=
   (fun f ↦ f - fStar) '' F
@@ -133,7 +133,7 @@ def shiftedClass {α : Type*} (F : Set (α → ℝ)) (fStar : α → ℝ) : Set 
   (statement := /-- The localized ball of radius $\delta$ in $\mathcal H$ is $B_n(\delta; \mathcal
     H) = \{h \in \mathcal H : \|h\|_n \le \delta\}$ (\cref{def:empNorm}). (Wainwright 2019,
     (13.14).) -/)
-  (title := /-- Localized ball -/)
+  (title := "Localized ball")
   (latexEnv := "definition")]
 def localBall {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α → ℝ)) (δ : ℝ) : Set (α → ℝ) :=
   {h | h ∈ H ∧ empNorm x h ≤ δ}
@@ -142,7 +142,7 @@ def localBall {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α → ℝ)) (
   (statement := /-- The localized Gaussian complexity is $\mathcal G_n(\delta; \mathcal H) = \mathbb
     E_{w\sim\gamma_n}\sup_{h \in B_n(\delta;\mathcal H)} |Z_h(w)| \in [0,\infty]$
     (\cref{def:localBall}, \cref{def:empProcess}), a lower integral. (Wainwright 2019, (13.15).) -/)
-  (title := /-- Localized Gaussian complexity -/)
+  (title := "Localized Gaussian complexity")
   (latexEnv := "definition")]
 noncomputable def localGaussComplexity {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α → ℝ))
     (δ : ℝ) : ℝ≥0∞ :=
@@ -153,7 +153,7 @@ noncomputable def localGaussComplexity {α : Type*} {n : ℕ} (x : Fin n → α)
   (statement := /-- $\delta$ satisfies the critical inequality for $\mathcal H$ and noise level
     $\sigma$ if $\delta > 0$ and $\mathcal G_n(\delta;\mathcal H) \le \delta^2/(2\sigma)$
     (\cref{def:localGaussComplexity}). (Wainwright 2019, (13.17).) -/)
-  (title := /-- Critical inequality -/)
+  (title := "Critical inequality")
   (latexEnv := "definition")]
 def SatisfiesCriticalIneq {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α → ℝ)) (σ δ : ℝ) :
     Prop :=
@@ -178,7 +178,7 @@ def SatisfiesCriticalIneq {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α
     nonempty supremum (\texttt{ENNReal.ofReal\_iSup}-type lemma or
     \texttt{Monotone.map\_ciSup\_of\_continuousAt}), and \texttt{iSup\_subtype'} converts the
     subtype supremum to the bounded one. -/)
-  (title := /-- Suprema of linear forms are regular -/)
+  (title := "Suprema of linear forms are regular")
   (latexEnv := "lemma")]
 theorem sup_abs_inner_regular {m : ℕ} (A : Set (EuclideanSpace ℝ (Fin m))) {ρ : ℝ≥0}
     (hA : ∀ a ∈ A, ‖a‖ ≤ ρ) :
@@ -207,7 +207,7 @@ theorem sup_abs_inner_regular {m : ℕ} (A : Set (EuclideanSpace ℝ (Fin m))) {
     \texttt{n\_pos}) and $\langle w, \mathrm{ev}\,\hat\Delta \rangle = \sum_i w_i\hat\Delta_i$
     (\texttt{PiLp.inner\_apply}); divide by $2n$ (\texttt{div\_le\_div\_of\_nonneg\_right},
     \texttt{field\_simp}, \texttt{nlinarith}). -/)
-  (title := /-- Basic inequality -/)
+  (title := "Basic inequality")
   (latexEnv := "lemma")]
 theorem basic_inequality {α : Type*} {n : ℕ} (M : RegressionModel α n)
     {fhat : EuclideanSpace ℝ (Fin n) → α → ℝ} (hfhat : IsLeastSquares M fhat)
@@ -225,7 +225,7 @@ theorem basic_inequality {α : Type*} {n : ℕ} (M : RegressionModel α n)
     a\|h\|_n \le a t = \delta$ (\texttt{norm\_smul}, \texttt{abs\_of\_pos},
     \texttt{mul\_div\_assoc}) and $Z_{ah} = a Z_h$ (\texttt{inner\_smul\_right},
     \texttt{mul\_left\_comm}). -/)
-  (title := /-- Rescaling in a star-shaped class -/)
+  (title := "Rescaling in a star-shaped class")
   (latexEnv := "lemma")]
 theorem star_shaped_rescale {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (α → ℝ)}
     (hH : IsStarShaped H) {δ t : ℝ} (hδ : 0 < δ) (hδt : δ ≤ t) {h : α → ℝ}
@@ -247,7 +247,7 @@ theorem star_shaped_rescale {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (
     (\texttt{ENNReal.div\_le\_div\_right}, \texttt{ENNReal.mul\_div\_right\_comm},
     \texttt{ENNReal.ofReal\_div\_of\_pos}). No integrability is needed since everything is in
     $[0,\infty]$. -/)
-  (title := /-- Monotonicity of the localized complexity ratio -/)
+  (title := "Monotonicity of the localized complexity ratio")
   (latexEnv := "lemma")]
 theorem localGaussComplexity_div_antitoneOn {α : Type*} {n : ℕ} {x : Fin n → α}
     {H : Set (α → ℝ)} (hH : IsStarShaped H) :
@@ -258,7 +258,7 @@ theorem localGaussComplexity_div_antitoneOn {α : Type*} {n : ℕ} {x : Fin n �
   (statement := /-- For $u \ge 0$ and $\sigma$, $\mathcal Z(u)(w) = \sup\{|\sigma Z_g(w)| : g \in
     \mathcal H,\ \|g\|_n = u\}$ (a real supremum; $0$ if the empirical sphere is empty)
     (\cref{def:empNorm}, \cref{def:empProcess}). (Wainwright 2019, proof of Lemma 13.12.) -/)
-  (title := /-- Supremum over the empirical sphere -/)
+  (title := "Supremum over the empirical sphere")
   (latexEnv := "definition")]
 noncomputable def sphereSup {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α → ℝ)) (σ u : ℝ)
     (w : EuclideanSpace ℝ (Fin n)) : ℝ :=
@@ -275,7 +275,7 @@ noncomputable def sphereSup {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (
     \{a_g\}$ (reindex: \texttt{iSup\_range'} / \texttt{iSup\_image}), and
     \cref{lem:sup-abs-inner-regular} with $\rho = \sigma u/\sqrt n$ gives Lipschitz and
     integrability. Nonnegativity: \texttt{Real.iSup\_nonneg} with \texttt{abs\_nonneg}. -/)
-  (title := /-- Regularity of the sphere supremum -/)
+  (title := "Regularity of the sphere supremum")
   (latexEnv := "lemma")]
 theorem sphereSup_regular {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α → ℝ)) {σ u : ℝ}
     (hσ : 0 ≤ σ) (hu : 0 ≤ u) (hn : 0 < n) :
@@ -299,7 +299,7 @@ theorem sphereSup_regular {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α
     \le (u/\delta)\mathcal G_n(\delta) \le (u/\delta)\delta^2/(2\sigma) = u\delta/(2\sigma)$.
     Multiply by $\sigma$ and return to $\mathbb R$ (\texttt{ENNReal.ofReal\_le\_ofReal\_iff},
     \texttt{ENNReal.toReal\_le\_of\_le\_ofReal}). -/)
-  (title := /-- Expected sphere supremum -/)
+  (title := "Expected sphere supremum")
   (latexEnv := "lemma")]
 theorem integral_sphereSup_le {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (α → ℝ)}
     (hH : IsStarShaped H) {σ δ u : ℝ} (hσ : 0 < σ) (hCI : SatisfiesCriticalIneq x H σ δ)
@@ -318,7 +318,7 @@ theorem integral_sphereSup_le {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set
     (u/t)|\sigma Z_g(w)| \ge (u/t)\cdot 2tu = 2u^2$, and $\mathcal Z(u)(w) \ge |\sigma Z_h(w)|$ by
     \texttt{le\_ciSup} (bounded above by \cref{lem:sup-abs-inner-regular}: each term is at most
     $|\sigma|\,n^{-1}\|\mathrm{ev}\,h\|\|w\|$ with $\|\mathrm{ev}\,h\| = \sqrt n u$). -/)
-  (title := /-- Bad events reach the sphere -/)
+  (title := "Bad events reach the sphere")
   (latexEnv := "lemma")]
 theorem sphereSup_ge_of_bad {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (α → ℝ)}
     (hH : IsStarShaped H) {σ u : ℝ} (hu : 0 < u) {g : α → ℝ} (hg : g ∈ H)
@@ -342,7 +342,7 @@ theorem sphereSup_ge_of_bad {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (
     - \mathbb E\mathcal Z(u) \ge u^2) \le e^{-u^4/(2L^2)} = e^{-nu^2/(2\sigma^2)}$
     (\texttt{Real.sq\_sqrt}, \texttt{field\_simp}). Convert \texttt{Measure.real} to the measure
     (\texttt{ofReal\_measureReal}, \texttt{ENNReal.ofReal\_le\_ofReal}). -/)
-  (title := /-- Bad-event bound -/)
+  (title := "Bad-event bound")
   (latexEnv := "lemma")]
 theorem bad_event_measure_le {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (α → ℝ)}
     (hH : IsStarShaped H) {σ δ u : ℝ} (hσ : 0 < σ) (hCI : SatisfiesCriticalIneq x H σ δ)
@@ -372,7 +372,7 @@ theorem bad_event_measure_le {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set 
     (\texttt{MeasureTheory.measure\_union\_le}, \texttt{MeasureTheory.measure\_mono},
     \texttt{Set.union\_compl\_self}), and \texttt{tsub\_le\_iff\_right} with
     \cref{lem:bad-event-measure-le} concludes ($nu^2 = nt\delta$). -/)
-  (title := /-- Master error bound (Wainwright Thm. 13.5) -/)
+  (title := "Master error bound (Wainwright Thm. 13.5)")
   (latexEnv := "theorem")]
 theorem master_error_bound {α : Type*} {n : ℕ} (M : RegressionModel α n)
     {fhat : EuclideanSpace ℝ (Fin n) → α → ℝ} (hfhat : IsLeastSquares M fhat)
@@ -395,7 +395,7 @@ theorem master_error_bound {α : Type*} {n : ℕ} (M : RegressionModel α n)
     \texttt{NNReal.coe\_sqrt}); rewrite the proxy with \texttt{HasSubgaussianMGF.congr} or by
     \texttt{convert} and \texttt{NNReal.eq}. For $n = 0$ both sides are $0$. Continuity:
     \texttt{Continuous.mul}, \texttt{continuous\_const}, \texttt{Continuous.inner}. -/)
-  (title := /-- The canonical Gaussian process on Euclidean space -/)
+  (title := "The canonical Gaussian process on Euclidean space")
   (latexEnv := "lemma")]
 theorem scaled_inner_isSubgaussianProcess (n : ℕ) :
     IsSubgaussianProcess (fun v w : EuclideanSpace ℝ (Fin n) ↦ (Real.sqrt n)⁻¹ * ⟪w, v⟫_ℝ)
@@ -423,7 +423,7 @@ theorem scaled_inner_isSubgaussianProcess (n : ℕ) :
     \cref{lem:scaled-inner-isSubgaussianProcess} from \texttt{Set.univ} to $V(\delta)$); continuity
     on $V(\delta)$ from \texttt{Continuous.continuousOn}. Finally $24 n^{-1/2} = 24/\sqrt n$
     (\texttt{NNReal.coe\_inv}, \texttt{div\_eq\_mul\_inv}). -/)
-  (title := /-- Localized complexity via Dudley -/)
+  (title := "Localized complexity via Dudley")
   (latexEnv := "theorem")]
 theorem localGaussComplexity_le_dudley {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set (α → ℝ)}
     (hH : IsStarShaped H) {δ : ℝ} (hδ : 0 < δ) (hn : 0 < n) :
@@ -435,7 +435,7 @@ theorem localGaussComplexity_le_dudley {α : Type*} {n : ℕ} {x : Fin n → α}
 @[blueprint "def:linearClass"
   (statement := /-- The linear class on $\mathbb R^d$ is $\mathcal F_{\mathrm{lin}} = \{z \mapsto
     \langle\theta, z\rangle : \theta \in \mathbb R^d\}$. (Wainwright 2019, Example 13.8.) -/)
-  (title := /-- Linear function class -/)
+  (title := "Linear function class")
   (latexEnv := "definition")]
 def linearClass (d : ℕ) : Set (EuclideanSpace ℝ (Fin d) → ℝ) :=
   Set.range fun θ : EuclideanSpace ℝ (Fin d) ↦ fun z ↦ ⟪θ, z⟫_ℝ
@@ -445,7 +445,7 @@ def linearClass (d : ℕ) : Set (EuclideanSpace ℝ (Fin d) → ℝ) :=
     of $\mathbb R^n$ spanned by $\{\mathrm{ev}(\langle\theta,\cdot\rangle) : \theta \in \mathbb
     R^d\}$, i.e. the range of the design matrix $X\theta = (\langle\theta, x_i\rangle)_i$
     (\cref{def:evalVec}). -/)
-  (title := /-- Range of the design matrix -/)
+  (title := "Range of the design matrix")
   (latexEnv := "definition")]
 noncomputable def designRange {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin d)) :
     Submodule ℝ (EuclideanSpace ℝ (Fin n)) :=
@@ -454,7 +454,7 @@ noncomputable def designRange {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin
 @[blueprint "def:designRank"
   (statement := /-- The rank of the design is $r = \dim$ of the design range
     (\cref{def:designRange}). (Wainwright 2019, Example 13.8.) -/)
-  (title := /-- Rank of the design -/)
+  (title := "Rank of the design")
   (latexEnv := "definition")]
 noncomputable def designRank {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin d)) : ℕ :=
   Module.finrank ℝ (designRange x)
@@ -470,7 +470,7 @@ noncomputable def designRank {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin 
     Star-shaped: $0 = \langle 0,\cdot\rangle$ (\texttt{inner\_zero\_left}) and
     $a\langle\theta,\cdot\rangle = \langle a\theta,\cdot\rangle$ (\texttt{real\_inner\_smul\_left}).
     -/)
-  (title := /-- The linear class is a star-shaped shift-invariant class -/)
+  (title := "The linear class is a star-shaped shift-invariant class")
   (latexEnv := "lemma")]
 theorem linearClass_shifted_eq_and_isStarShaped {d : ℕ} {fStar : EuclideanSpace ℝ (Fin d) → ℝ}
     (hf : fStar ∈ linearClass d) :
@@ -491,7 +491,7 @@ theorem linearClass_shifted_eq_and_isStarShaped {d : ℕ} {fStar : EuclideanSpac
     range with $\|v\| \le \delta$, write $\sqrt n v = \mathrm{ev}(\langle\theta,\cdot \rangle)$;
     then $h = \langle\theta,\cdot\rangle$ has $\|h\|_n = \|v\|$ and $n^{-1/2}\mathrm{ev}(h) = v$
     (\texttt{smul\_smul}, \texttt{inv\_mul\_cancel₀} with $\sqrt n \ne 0$). -/)
-  (title := /-- Localized linear class as a ball in the design range -/)
+  (title := "Localized linear class as a ball in the design range")
   (latexEnv := "lemma")]
 theorem scaled_localBall_linearClass_eq {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin d)) (δ : ℝ)
     (hn : 0 < n) :
@@ -507,7 +507,7 @@ theorem scaled_localBall_linearClass_eq {n d : ℕ} (x : Fin n → EuclideanSpac
     \cref{lem:dudleyIntegral-submodule-ball-le} to $W = \mathrm{range}(X)$, which is
     finite-dimensional (the instance for submodules of finite-dimensional spaces) of dimension $r$
     by definition. -/)
-  (title := /-- Entropy integral for the linear class -/)
+  (title := "Entropy integral for the linear class")
   (latexEnv := "lemma")]
 theorem dudleyIntegral_linear_le {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin d)) {δ : ℝ}
     (hδ : 0 < δ) (hn : 0 < n) :
@@ -526,7 +526,7 @@ theorem dudleyIntegral_linear_le {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (
     \cref{lem:dudleyIntegral-linear-le} bounds $J$ by $4\delta\sqrt r$. Combine
     (\texttt{ENNReal.ofReal\_mul}, \texttt{Real.sqrt\_div'}, \texttt{mul\_le\_mul\_left'}):
     $\frac{24}{\sqrt n}4\delta\sqrt r = 96\delta\sqrt{r/n}$. -/)
-  (title := /-- Localized complexity of the linear class -/)
+  (title := "Localized complexity of the linear class")
   (latexEnv := "lemma")]
 theorem localGaussComplexity_linear_le {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin d)) {δ : ℝ}
     (hδ : 0 < δ) (hn : 0 < n) :
@@ -543,7 +543,7 @@ theorem localGaussComplexity_linear_le {n d : ℕ} (x : Fin n → EuclideanSpace
     \cref{lem:localGaussComplexity-linear-le}, $\mathcal G_n(\delta^*) \le 96\delta^*\sqrt{r/n} =
     96\delta^*\cdot\delta^*/(192\sigma) = (\delta^*)^2/(2\sigma)$ (\texttt{field\_simp},
     \texttt{ring}, \texttt{ENNReal.ofReal\_le\_ofReal}). -/)
-  (title := /-- Critical radius of the linear class -/)
+  (title := "Critical radius of the linear class")
   (latexEnv := "lemma")]
 theorem satisfiesCriticalIneq_linear {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin d)) {σ : ℝ}
     (hσ : 0 < σ) (hn : 0 < n) (hr : 1 ≤ designRank x) :
@@ -564,7 +564,7 @@ theorem satisfiesCriticalIneq_linear {n d : ℕ} (x : Fin n → EuclideanSpace �
     inequality. Apply \cref{thm:master-error-bound} with $t = \delta = \delta^*$: $16t\delta =
     16\cdot 192^2\sigma^2 r/n$ and $nt\delta/(2\sigma^2) = 192^2 r/2$ (\texttt{Real.sq\_sqrt},
     \texttt{field\_simp}; $n > 0$ from field \texttt{n\_pos}). -/)
-  (title := /-- Linear regression rate -/)
+  (title := "Linear regression rate")
   (latexEnv := "theorem")]
 theorem linear_regression_rate {n d : ℕ} (M : RegressionModel (EuclideanSpace ℝ (Fin d)) n)
     (hF : M.F = linearClass d)

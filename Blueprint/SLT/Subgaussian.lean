@@ -49,7 +49,7 @@ variable {Ω : Type*} {mΩ : MeasurableSpace Ω} {μ : Measure Ω}
     \texttt{measure\_union\_le} (for \texttt{Measure.real}, \texttt{measureReal\_union\_le}). The
     case $c = 0$ needs no separate treatment since Lean's division by zero gives $e^{0} = 1$ on the
     right-hand side and $\mu$ has mass at most one. -/)
-  (title := /-- Sub-Gaussian tail bounds -/)
+  (title := "Sub-Gaussian tail bounds")
   (latexEnv := "lemma")]
 theorem subgaussian_tail_bounds {X : Ω → ℝ} {c : ℝ≥0} (hX : HasSubgaussianMGF X c μ) {t : ℝ}
     (ht : 0 ≤ t) :
@@ -66,7 +66,7 @@ theorem subgaussian_tail_bounds {X : Ω → ℝ} {c : ℝ≥0} (hX : HasSubgauss
     (\texttt{HasSubgaussianMGF.integrableExpSet\_eq\_univ}), so by \texttt{hasDerivAt\_mgf} $M'(0) =
     \mathbb E X$; the derivative of $e^{ct^2/2}$ at $0$ is $0$. Fermat's rule
     \texttt{IsLocalMin.hasDerivAt\_eq\_zero} applied to $g$ gives $0 - \mathbb E X = 0$. -/)
-  (title := /-- Sub-Gaussian variables are centred -/)
+  (title := "Sub-Gaussian variables are centred")
   (latexEnv := "lemma")]
 theorem subgaussian_integral_eq_zero [IsProbabilityMeasure μ] {X : Ω → ℝ} {c : ℝ≥0}
     (hX : HasSubgaussianMGF X c μ) :
@@ -80,7 +80,7 @@ theorem subgaussian_integral_eq_zero [IsProbabilityMeasure μ] {X : Ω → ℝ} 
     e^{ct^2/2} \le e^{c't^2/2}$ because $ct^2 \le c't^2$ (\texttt{mul\_le\_mul\_of\_nonneg\_right}
     with $t^2 \ge 0$) and \texttt{Real.exp\_le\_exp}. Build the structure with the anonymous
     constructor of \texttt{HasSubgaussianMGF}. -/)
-  (title := /-- Monotonicity of the variance proxy -/)
+  (title := "Monotonicity of the variance proxy")
   (latexEnv := "lemma")]
 theorem subgaussian_mono {X : Ω → ℝ} {c c' : ℝ≥0} (hX : HasSubgaussianMGF X c μ) (hc : c ≤ c') :
     HasSubgaussianMGF X c' μ := by
@@ -97,7 +97,7 @@ theorem subgaussian_mono {X : Ω → ℝ} {c c' : ℝ≥0} (hX : HasSubgaussianM
     (\texttt{integral\_gaussian} gives $\int_{\mathbb R} e^{-bt^2} = \sqrt{\pi/b}$, take half). For
     $c = 0$, $X = 0$ a.s. by \texttt{HasSubgaussianMGF.ae\_eq\_zero\_of\_hasSubgaussianMGF\_zero}
     and both sides vanish. -/)
-  (title := /-- First absolute moment of a sub-Gaussian variable -/)
+  (title := "First absolute moment of a sub-Gaussian variable")
   (latexEnv := "lemma")]
 theorem subgaussian_integral_abs_le [IsProbabilityMeasure μ] {X : Ω → ℝ} {c : ℝ≥0}
     (hX : HasSubgaussianMGF X c μ) :
@@ -111,7 +111,7 @@ theorem subgaussian_integral_abs_le [IsProbabilityMeasure μ] {X : Ω → ℝ} {
   (proof := /-- By \texttt{Finset.exists\_mem\_eq\_sup'} there is $j \in s$ with $\max_{i\in s} x_i
     = x_j$. Then $e^{\lambda x_j}$ is one summand of a sum of nonnegative terms:
     \texttt{Finset.single\_le\_sum} with \texttt{Real.exp\_nonneg}. -/)
-  (title := /-- Exponential of a maximum -/)
+  (title := "Exponential of a maximum")
   (latexEnv := "lemma")]
 theorem exp_mul_sup_le_sum_exp {ι : Type*} (s : Finset ι) (hs : s.Nonempty) (x : ι → ℝ) (l : ℝ) :
     Real.exp (l * s.sup' hs x) ≤ ∑ i ∈ s, Real.exp (l * x i) := by
@@ -132,7 +132,7 @@ theorem exp_mul_sup_le_sum_exp {ι : Type*} (s : Finset ι) (hs : s.Nonempty) (x
     \texttt{integral\_finset\_sum} this is at most $\sum_i \mathrm{mgf}(X_i)(\lambda) \le N
     e^{c\lambda^2/2}$. Taking logarithms (\texttt{Real.log\_le\_log}, \texttt{Real.log\_exp}),
     $\mathbb E\max X_i \le \log N/\lambda + c\lambda/2$; choose $\lambda = \sqrt{2\log N/c}$. -/)
-  (title := /-- Maximal inequality for finitely many sub-Gaussian variables -/)
+  (title := "Maximal inequality for finitely many sub-Gaussian variables")
   (latexEnv := "lemma")]
 theorem integral_sup_le_of_subgaussian [IsProbabilityMeasure μ] {ι : Type*} {X : ι → Ω → ℝ}
     {c : ℝ≥0} (s : Finset ι) (hs : s.Nonempty) (hX : ∀ i ∈ s, HasSubgaussianMGF (X i) c μ) :
@@ -149,7 +149,7 @@ theorem integral_sup_le_of_subgaussian [IsProbabilityMeasure μ] {ι : Type*} {X
     the maximum over the doubled family (\texttt{le\_antisymm} with \texttt{Finset.sup'\_le} and
     \texttt{Finset.le\_sup'}). Apply \cref{lem:integral-sup-le-of-subgaussian} to the doubled
     family. -/)
-  (title := /-- Maximal inequality for absolute values -/)
+  (title := "Maximal inequality for absolute values")
   (latexEnv := "lemma")]
 theorem integral_sup_abs_le_of_subgaussian [IsProbabilityMeasure μ] {ι : Type*}
     {X : ι → Ω → ℝ} {c : ℝ≥0} (s : Finset ι) (hs : s.Nonempty)
@@ -173,7 +173,7 @@ theorem integral_sup_abs_le_of_subgaussian [IsProbabilityMeasure μ] {ι : Type*
     the sub-Gaussian part use \texttt{HasSubgaussianMGF.id\_map\_iff} to reduce to the identity
     under $N(0,\|a\|^2)$, whose mgf is $e^{\|a\|^2 t^2/2}$ (\texttt{mgf\_id\_gaussianReal}), and
     whose exponentials are integrable (\texttt{integrable\_exp\_mul\_gaussianReal}). -/)
-  (title := /-- Gaussian linear forms are sub-Gaussian -/)
+  (title := "Gaussian linear forms are sub-Gaussian")
   (latexEnv := "lemma")]
 theorem inner_stdGaussian_subgaussian {E : Type*} [NormedAddCommGroup E] [InnerProductSpace ℝ E]
     [FiniteDimensional ℝ E] [MeasurableSpace E] [BorelSpace E] (a : E) :
@@ -193,7 +193,7 @@ theorem inner_stdGaussian_subgaussian {E : Type*} [NormedAddCommGroup E] [InnerP
     continuity). For the moments, \texttt{IsGaussian.memLp\_id} (Fernique.lean; needs
     \texttt{SecondCountableTopology}, true in finite dimension) gives $\mathrm{id} \in L^p$ for
     every finite $p$, hence $\|w\|^p$ is integrable (\texttt{MemLp.integrable\_norm\_pow}). -/)
-  (title := /-- Exponential moments of the Gaussian norm -/)
+  (title := "Exponential moments of the Gaussian norm")
   (latexEnv := "lemma")]
 theorem integrable_exp_norm_stdGaussian {E : Type*} [NormedAddCommGroup E]
     [InnerProductSpace ℝ E] [FiniteDimensional ℝ E] [MeasurableSpace E] [BorelSpace E] (C : ℝ) :
