@@ -8,31 +8,54 @@ import os
 import tempfile
 from pathlib import Path
 
+from harness.errors import UsageError
 
-def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
-    """Write a temporary file beside ``path``, then rename it over ``path``.
 
-    ``durable`` also fsyncs the file and its directory (the rename survives a power cut);
-    without it the write is still atomic for readers and against kill -9. Text is written as
-    UTF-8 exactly as given (no newline translation).
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: Path | str, data: str | bytes, *, durable: bool = True) -> None:
+    """Write a temporary file beside the target, then rename it over the target.
+
+    - a symlink is written through: its target is replaced, the link stays;
+    - an existing file keeps its permission bits; a new one gets 0666 minus the umask;
+    - ``durable`` also fsyncs the file and its directory (the rename survives a power cut);
+      without it the write is still atomic for readers and against kill -9;
+    - text is written as UTF-8 exactly as given (no newline translation);
+    - a path that cannot be written raises UsageError (``PATH: cannot write: reason``, exit 2).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    shown = Path(path)
+    target = Path(os.path.realpath(shown))
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            mode = target.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as err:
+        raise UsageError(f"{shown}: cannot write: {err.strerror or err}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
+            os.fchmod(fh.fileno(), mode)
             if durable:
                 os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"{shown}: cannot write: {err.strerror or err}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     if durable:
         try:
-            dfd = os.open(path.parent, os.O_RDONLY)
+            dfd = os.open(target.parent, os.O_RDONLY)
         except OSError:
             return
         try:
