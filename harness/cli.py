@@ -11,7 +11,9 @@ import argparse
 import importlib
 import os
 import pkgutil
+import signal
 import sys
+import threading
 import traceback
 
 from harness import __version__
@@ -50,8 +52,19 @@ def _requested(argv: list[str]) -> str | None:
     return first if first in command_names() else None
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: unwinds like Ctrl-C, so every command cleans up the same way (Lean process
+    groups killed, temporary files removed, run lock released, result written)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     parser = build_parser(_requested(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -62,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     except HarnessError as err:
         print(err.line(), file=sys.stderr)
         return int(err.exit_code)
+    except Terminated:
+        print("harness: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("harness: interrupted", file=sys.stderr)
         return 130

@@ -1,6 +1,6 @@
 """Shared core of the Lean test doubles (`lake`, `lean`, `repl` in this directory).
 
-The judgement is deterministic and computed from the file text (contract: docs/helpers/FAKE_LEAN.md);
+The judgement is deterministic and computed from the file text (contract: tests/fakes/README.md);
 message *shapes* are copied from real recorded output (/work/shared/reference/lean-interfaces.md
 §1.5–1.7, recorded copies in tests/fixtures/lean/). This module deliberately does not import
 `harness`: the doubles must not share code (or bugs) with the parser they test.

@@ -8,7 +8,7 @@
     env = fake_env(version="4.27.0", log=tmp_path / "calls.log")   # for subprocess tests
     # in-process: monkeypatch.setenv("HARNESS_LAKE", str(FAKE_LAKE)), or pass lake=str(FAKE_LAKE)
 
-Contract of the doubles: docs/helpers/FAKE_LEAN.md. ``real_lake()`` finds a real toolchain (never
+Contract of the doubles: tests/fakes/README.md. ``real_lake()`` finds a real toolchain (never
 one under tests/fakes) for ``@pytest.mark.lean`` tests, or returns None.
 """
 
