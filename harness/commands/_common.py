@@ -24,12 +24,3 @@ def load(path: Path) -> Analysis:
     (in the file or in an imported one) raises InputError (exit 2)."""
     bp = parse_file(path)
     return analyse(bp, load_imports(bp, find_workspace(path)))
-
-
-def lean_note(file: Path) -> str | None:
-    """One line saying that no Lean toolchain was found (None when one is found)."""
-    try:
-        from harness.lean.toolchain import missing_note
-    except ImportError:  # backend not installed in this build
-        return None
-    return missing_note(file)

@@ -15,7 +15,8 @@ import time
 from harness.blueprint import parse_text
 from harness.blueprint.dag import analyse
 from harness.blueprint.generate import generate_blueprint
-from harness.report.output import console, emit_json
+from harness.errors import UsageError
+from harness.report.output import console, emit_json, err_console
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,11 +54,16 @@ def measure(n_nodes: int, repeat: int) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.nodes is not None and args.nodes < 1:
+        raise UsageError("bench: --nodes must be at least 1")
+    if args.scale < 2 or args.repeat < 1:
+        raise UsageError("bench: --scale must be at least 2 and --repeat at least 1")
     if args.what != "parse":
         return run_other(args)
     nodes = args.nodes or 5000
-    base = measure(nodes, args.repeat)
-    big = measure(nodes * args.scale, max(1, args.repeat // 2))
+    with err_console().status(f"parse + plan: {nodes} and {nodes * args.scale} nodes…"):
+        base = measure(nodes, args.repeat)
+        big = measure(nodes * args.scale, max(1, args.repeat // 2))
     result = {"benchmark": "parse+plan", "base": base, "scaled": big,
               "cpu_ratio": round(big["cpu_s"] / base["cpu_s"], 2),
               "wall_ratio": round(big["wall_s"] / base["wall_s"], 2), "scale": args.scale}
@@ -74,6 +80,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_other(args: argparse.Namespace) -> int:
+    progress = err_console().status(f"bench {args.what}…")
+    progress.start()
+    try:
+        result = _other(args)
+    finally:
+        progress.stop()
+    if args.json:
+        emit_json(result)
+    else:
+        import json
+
+        console().print_json(json.dumps(result, default=str))
+    return 0
+
+
+def _other(args: argparse.Namespace) -> dict:
     if args.what == "context":
         from harness.agents.context import context_benchmark
 
@@ -86,10 +108,4 @@ def run_other(args: argparse.Namespace) -> int:
         from harness.orchestrator.benchmark import scheduling
 
         result = scheduling(args.nodes or 258)
-    if args.json:
-        emit_json(result)
-    else:
-        import json
-
-        console().print_json(json.dumps(result, default=str))
-    return 0
+    return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.commands._common import add_file_arg, add_json_arg, lean_note, load
+from harness.commands._common import add_file_arg, add_json_arg, load
 from harness.errors import ExitCode
 from harness.report.output import console, emit_json
 from harness.report.summary import plan_dict
@@ -26,9 +26,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(data)
         return int(code)
-    note = lean_note(args.file)
-    if note:
-        print(note, file=sys.stderr)
     out = console()
     c = data["counts"]
     st = c["by_state"]
@@ -42,8 +39,9 @@ def run(args: argparse.Namespace) -> int:
     if not data["leaves"]:
         out.print("  (none)")
     out.print("\n[bold]Layers[/] (topological):")
+    on_cycle = {k for c in a.cycles for k in c}
     for i, layer in enumerate(data["layers"]):
-        out.print(f"  {i}: " + ", ".join(layer))
+        out.print(f"  {i}: " + ", ".join(f"{k} (cycle)" if k in on_cycle else k for k in layer))
     if data["critical_path"]:
         out.print("\n[bold]Critical path[/]: " + " -> ".join(data["critical_path"]))
     out.print("[bold]Targets[/]: " + (", ".join(data["targets"]) or "(none)"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from rich.table import Table
@@ -46,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("simulate: batch sizes must be at least 1")
     if args.generate is not None and args.generate < 1:
         raise UsageError("simulate: --generate needs a positive node count")
+    for name in ("gate_latency", "batch_window"):
+        value = getattr(args, name)
+        if not math.isfinite(value) or value < 0:
+            raise UsageError(f"simulate: --{name.replace('_', '-')} must be a finite number ≥ 0")
     dag = load_dag(args.dag) if args.dag else generate_dag(args.generate, args.seed)
     policies = [Policy.PIPELINED, Policy.BARRIER] if args.compare else [Policy(args.policy)]
     results = [simulate(dag, args.workers, pol, failure_rate=args.failure_rate, seed=args.seed,

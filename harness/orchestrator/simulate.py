@@ -25,7 +25,7 @@ from harness.orchestrator.scheduler import Policy, Scheduler, SchedulerConfig
 
 class SimNode(BaseModel):
     id: str
-    duration: float = Field(ge=0)
+    duration: float = Field(ge=0, allow_inf_nan=False)  # seconds, finite
 
 
 class SimDag(BaseModel):
@@ -54,7 +54,8 @@ def load_dag(path: Path) -> SimDag:
     except ValidationError as err:
         e = err.errors()[0]
         where = ".".join(str(x) for x in e["loc"])
-        raise InputError(path, 1, 0, f"{where}: {e['msg']}") from None
+        line, col = _locate(text, e["loc"], raw)
+        raise InputError(path, line, col, f"{where}: {e['msg']}") from None
     ids = [n.id for n in dag.nodes]
     seen: set[str] = set()
     for i in ids:
@@ -70,6 +71,19 @@ def load_dag(path: Path) -> SimDag:
         cyc = " -> ".join(a for a, _ in nx.find_cycle(g))
         raise InputError(path, 1, 0, f"the graph has a cycle: {cyc}")
     return dag
+
+
+def _locate(text: str, loc: tuple, raw: object) -> tuple[int, int]:
+    """Best-effort position of a validation error: the offending node's `"id"` in the text."""
+    if len(loc) >= 2 and loc[0] == "nodes" and isinstance(loc[1], int) and isinstance(raw, dict):
+        nodes = raw.get("nodes")
+        if isinstance(nodes, list) and loc[1] < len(nodes) and isinstance(nodes[loc[1]], dict):
+            ident = nodes[loc[1]].get("id")
+            if isinstance(ident, str):
+                i = text.find(json.dumps(ident))
+                if i != -1:
+                    return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1)
+    return 1, 0
 
 
 def generate_dag(n: int = 258, seed: int = 0, *, median: float = 600.0, sigma: float = 1.3,

@@ -28,10 +28,20 @@ def _default(o: Any) -> Any:
     return str(o)
 
 
+# Not a terminal (a pipe, a file, CI): plain text, and wide enough that tables are not cut.
+PLAIN_WIDTH = 200
+
+
 def console() -> Console:
     """Console for human output on stdout (plain text when not a terminal)."""
-    return Console(highlight=False, soft_wrap=True)
+    c = Console(highlight=False, soft_wrap=True)
+    if not c.is_terminal:
+        c = Console(highlight=False, soft_wrap=True, width=PLAIN_WIDTH)
+    return c
 
 
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    c = Console(stderr=True, highlight=False, soft_wrap=True)
+    if not c.is_terminal:
+        c = Console(stderr=True, highlight=False, soft_wrap=True, width=PLAIN_WIDTH)
+    return c
