@@ -42,7 +42,10 @@ def render_verdict(v: NodeVerdict) -> str:
             else "") + "."
     else:
         head = f"FAILED ({v.status})."
-        if v.forbidden_axioms and v.status != "sorry":
+        if v.status == "error" and v.first_error:
+            # the error is the cause; a sorryAx it drags in (failed elaboration) is noise
+            head = f"FAILED (error): {v.first_error}"
+        elif v.forbidden_axioms and v.status != "sorry":
             head += f" Forbidden axioms: {', '.join(v.forbidden_axioms)}."
     lines = [head]
     shown = [m for m in v.messages if m.region not in ("context",)]

@@ -20,14 +20,10 @@ from rich.markup import escape
 
 from harness.blueprint import parse_file
 from harness.errors import ExitCode, UsageError
-from harness.gate.lock import make_lock
+from harness.gate.lock import default_lock_path, make_lock
 from harness.lean.run import DEFAULT_TIMEOUT_S
 from harness.report.output import console, emit_json, err_console
 from harness.workspace import find_workspace
-
-
-def default_lock_path(file: Path) -> Path:
-    return file.with_name(file.stem + ".lock.json")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -3,7 +3,10 @@
 The prover is the LLM (prove role) when an endpoint is configured (``OPENAI_BASE_URL`` /
 ``OPENAI_API_KEY`` or ``harness.toml``), else the LLM-free tactic portfolio (``--tactics`` forces
 it). ``--apply`` writes the result into FILE only after the gate accepts the new text; without Lean
-nothing can be certified, so ``--apply`` refuses (exit 3) before any work.
+nothing can be certified, so ``--apply`` refuses (exit 3) before any work. ``--apply`` on a node
+whose body is already complete does nothing (exit 0). Concurrent ``--apply`` runs on one file
+serialise on a lock under WORKSPACE/.harness/locks/: the file is re-read under the lock and, if
+another run changed it meanwhile, the same candidate is re-applied to the new text and gated again.
 
 Exit codes: 0 proved (and applied, with ``--apply``), 1 not proved or rejected by the gate,
 2 usage/input error, 3 cannot certify (no Lean, Lean timeout/crash, unverified candidate).
@@ -13,26 +16,22 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import time
 from pathlib import Path
 
+from harness.agents.apply import apply_gated, statement_lock
 from harness.agents.config import load_config, resolve_endpoint
 from harness.agents.llm import LLMClient
 from harness.agents.prover import AttemptResult, prove_node
-from harness.blueprint.model import Blueprint
-from harness.blueprint.parse import parse_file, parse_text
-from harness.blueprint.write import apply_edit, render
-from harness.commands.lock import default_lock_path
-from harness.errors import CannotCertify, ExitCode, HarnessError, UsageError
-from harness.gate.lock import load_lock, make_lock
-from harness.gate.verify import verify
+from harness.blueprint.parse import parse_file
+from harness.errors import CannotCertify, ExitCode, HarnessError, InputError, UsageError
 from harness.lean.toolchain import Toolchain, find_toolchain
 from harness.report.output import console, emit_json, err_console
 from harness.workspace import find_workspace, harness_dir
 
-STATUS_EXIT = {"proved": ExitCode.OK, "failed": ExitCode.FINDINGS, "budget": ExitCode.FINDINGS,
-               "error": ExitCode.FINDINGS, "cannot_certify": ExitCode.CANNOT_CERTIFY,
+STATUS_EXIT = {"proved": ExitCode.OK, "already_proved": ExitCode.OK,
+               "failed": ExitCode.FINDINGS, "budget": ExitCode.FINDINGS, "error": ExitCode.FINDINGS,
+               "cannot_certify": ExitCode.CANNOT_CERTIFY,
                "unverified": ExitCode.CANNOT_CERTIFY}
 
 
@@ -47,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tactics", action="store_true",
                    help="use the LLM-free tactic portfolio even if an endpoint is configured")
     p.add_argument("--lock", type=Path, metavar="LOCK", help="statement lock for the gate "
-                   "(default: FILE.lock.json if present, else the file's current statements)")
+                   "(default: <FILE stem>.lock.json beside FILE if present, e.g. Demo.lock.json "
+                   "for Demo.lean; else the file's current statements)")
     p.add_argument("--config", type=Path, help="config file (default: WORKSPACE/harness.toml)")
     p.add_argument("--lake", help="path to lake (default: HARNESS_LAKE, PATH, ~/.elan/bin)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
@@ -56,15 +56,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
-    if not path.is_file():
-        raise UsageError(f"{path}: no such file")
-    bp = parse_file(path)
+    bp = parse_file(path)  # InputError: no such file, is a directory, malformed
     try:
         decl = bp.node(args.label)
     except KeyError:
         decl = bp.by_name(args.label)
         if decl is None or decl.label is None:
-            raise UsageError(f"{path}: no blueprint node {args.label!r}") from None
+            raise InputError(path, 1, 0, f"no blueprint node `{args.label}`") from None
     label = decl.label or args.label
     if not decl.kind.is_proof or decl.body_sep != ":=":
         raise UsageError(f"{path}:{decl.pos.line}:{decl.pos.col}: {label} is not a lemma or "
@@ -76,9 +74,26 @@ def run(args: argparse.Namespace) -> int:
     if args.model and not use_llm:
         raise UsageError("--model needs an LLM endpoint (set OPENAI_BASE_URL / OPENAI_API_KEY "
                          "or endpoint.base_url in harness.toml)")
+    if use_llm and not cfg.role("prove", args.model).model:
+        where = cfg.source or str(workspace / "harness.toml")
+        raise UsageError(f"no model for the prove role: set roles.prove.model or "
+                         f"endpoint.default_model in {where}, or pass --model (or --tactics)")
+    method = "llm" if use_llm else "tactics"
+    if args.apply and decl.status.is_complete:  # nothing to prove; the file stays untouched
+        done = AttemptResult(label=label, method=method, status="already_proved",
+                             reason="already proved: nothing to do (the body has no sorry)")
+        return _report(args, done, ExitCode.OK, record=None, lean_missing="not needed")
+    # a corrupt or foreign lock is an input error before any work (exit 2)
+    lock = statement_lock(path, bp, args.lock) if args.apply else None
     tc, lean_missing = _toolchain(workspace, args.lake)
     if args.apply and tc is None:
-        raise CannotCertify(f"--apply: {lean_missing}; nothing can be certified, nothing written")
+        msg = f"--apply: {lean_missing}; nothing can be certified, nothing written"
+        if not args.json:
+            raise CannotCertify(msg)
+        err_console().print(msg, markup=False)
+        refused = AttemptResult(label=label, method=method, status="cannot_certify", reason=msg)
+        return _report(args, refused, ExitCode.CANNOT_CERTIFY, record=None,
+                       lean_missing=lean_missing)
 
     client = LLMClient(endpoint, cfg) if use_llm else None
     attempt = prove_node(bp, label, workspace=workspace, cfg=cfg, toolchain=tc, client=client,
@@ -86,20 +101,31 @@ def run(args: argparse.Namespace) -> int:
     record = _save_transcript(workspace, attempt)
     applied, gate_reasons = False, []
     if args.apply and attempt.proved and attempt.body:
-        new_text = apply_edit(bp, label, attempt.body, attempt.helpers)
-        applied, gate_reasons = _gate_and_write(path, new_text, bp, label, workspace, tc,
-                                                args.lock, cfg.timeouts.lean_s)
+        assert tc is not None and lock is not None
+        applied, gate_reasons = apply_gated(path, bp, label, attempt.body, attempt.helpers,
+                                            workspace=workspace, toolchain=tc, lock=lock,
+                                            timeout_s=cfg.timeouts.lean_s)
     code = STATUS_EXIT.get(attempt.status, ExitCode.FINDINGS)
     if args.apply and attempt.proved and not applied:
         code = ExitCode.CANNOT_CERTIFY if gate_reasons[:1] == ["cannot certify"] else \
             ExitCode.FINDINGS
+    return _report(args, attempt, code, record=record, lean_missing=lean_missing,
+                   applied=applied, gate=gate_reasons)
+
+
+def _report(args: argparse.Namespace, attempt: AttemptResult, code: ExitCode, *,
+            record: str | None, lean_missing: str | None, applied: bool = False,
+            gate: list[str] | None = None) -> int:
+    gate = gate or []
     if args.json:
         out = attempt.model_dump(mode="json", exclude={"transcript"})
-        out.update(applied=applied, gate=gate_reasons, transcript_file=record,
+        out.update(applied=applied, gate=gate, transcript_file=record,
                    lean=lean_missing or "found", exit_code=int(code))
         emit_json(out)
+    elif attempt.status == "already_proved":
+        console().print(f"{attempt.label}: {attempt.reason}", markup=False)
     else:
-        _human(attempt, applied, gate_reasons, record, lean_missing, args.apply)
+        _human(attempt, applied, gate, record, lean_missing, args.apply)
     return int(code)
 
 
@@ -110,44 +136,6 @@ def _toolchain(workspace: Path, lake: str | None) -> tuple[Toolchain | None, str
         if lake or os.environ.get("HARNESS_LAKE"):
             raise  # an explicit toolchain that does not work is a usage error, not "no Lean"
         return None, f"no Lean toolchain ({err.line()})"
-
-
-def _gate_and_write(path: Path, new_text: str, old_bp: Blueprint, label: str, workspace: Path,
-                    tc: Toolchain, lock_path: Path | None,
-                    timeout_s: float) -> tuple[bool, list[str]]:
-    """Write ``new_text`` to ``path`` only if the gate accepts it. Returns (written, reasons).
-
-    The gate runs with the statement lock (``--lock``, else ``FILE.lock.json`` if present, else a
-    lock made from the file as it is now), the current text as the base and only ``label``
-    allowed to change (its body, plus new helpers directly before it), and Lean."""
-    if lock_path is None and default_lock_path(path).is_file():
-        lock_path = default_lock_path(path)
-    lock = load_lock(lock_path) if lock_path is not None else make_lock(old_bp)
-    try:
-        new_bp = parse_text(new_text, path, bom=old_bp.bom)
-        report = verify(new_text, path, lock, base_text=old_bp.text, allow={label}, lean=tc,
-                        workspace=workspace, timeout_s=timeout_s)
-    except CannotCertify as err:
-        return False, ["cannot certify", err.line()]
-    except HarnessError as err:
-        return False, [f"the edited file is not acceptable: {err.line()}"]
-    if report.exit_code == ExitCode.CANNOT_CERTIFY:
-        return False, ["cannot certify", report.lean_detail or report.lean_status]
-    if report.exit_code != ExitCode.OK:
-        return False, [f.render() for f in report.failures] or [f"gate: {report.lean_status}"]
-    reasons: list[str] = []
-    data = render(new_bp)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return True, reasons
 
 
 def _save_transcript(workspace: Path, attempt: AttemptResult) -> str | None:

@@ -23,7 +23,7 @@ from rich.markup import escape
 
 from harness.blueprint import parse_file
 from harness.errors import UsageError
-from harness.gate.lock import load_lock
+from harness.gate.lock import check_lock_for, load_lock
 from harness.gate.verify import GateReport, verify
 from harness.lean.run import DEFAULT_TIMEOUT_S
 from harness.lean.toolchain import find_toolchain, lean_available
@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} needs --base REV")
     bp = parse_file(args.file)  # InputError (exit 2) for a missing or malformed file
     lock = load_lock(args.lock)  # InputError (exit 2) for a corrupt or foreign lock
+    check_lock_for(lock, bp, args.lock)  # a lock written for another blueprint: exit 2
     base_text = read_base(args.file, args.base) if args.base else None
     lean = None
     workspace = find_workspace(args.file)
@@ -90,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
         for w in lean.warnings:
             err_console().print(f"warning: {escape(w)}")
     report = verify(bp.text, args.file, lock, base_text=base_text, allow=set(args.allow),
-                    allow_splits=set(args.allow_split), lean=lean, static_only=args.static_only, workspace=workspace,
-                    timeout_s=args.timeout)
+                    allow_splits=set(args.allow_split), lean=lean, static_only=args.static_only,
+                    workspace=workspace, timeout_s=args.timeout)
     if args.json:
         emit_json(report)
     else:

@@ -3,9 +3,10 @@
 API (stable; the orchestrator and the prove agent call it)::
 
     make_lock(bp, *, elaborated=None, source=None) -> Lock   # elaborated: key -> type hash
-    Lock.save(path)            # atomic: temp file + fsync + rename + directory fsync
+    Lock.save(path)            # harness.fsutil.atomic_write; UsageError (exit 2) if unwritable
     load_lock(path) -> Lock    # InputError (CLI exit 2) on a missing, corrupt, foreign or
                                # wrong-version file: a bad lock is never a pass
+    check_lock_for(lock, bp, lock_path)   # InputError if the lock was written for another file
 
 One entry per named declaration (blueprint nodes *and* context declarations: an unannotated
 `def` is as much part of a statement's meaning as a node). Anonymous instances are keyed by a
@@ -15,8 +16,6 @@ digest of their statement; `example`s add nothing to the environment and are not
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from harness import __version__
 from harness.blueprint.model import Blueprint, DeclKind
-from harness.errors import InputError
+from harness.errors import InputError, UsageError
+from harness.fsutil import atomic_write
 from harness.gate import fingerprint as fp
 from harness.gate.environment import blueprint_imports, environment
 from harness.gate.forbidden import claims_proved, counts, lock_key, scan
@@ -89,27 +89,19 @@ class Lock(BaseModel):
                           ensure_ascii=False, sort_keys=False) + "\n"
 
     def save(self, path: str | Path) -> None:
-        """Atomic write: a reader sees the old lock or the new one, never half of one."""
+        """Atomic write: a reader sees the old lock or the new one, never half of one. An
+        unwritable path (a directory, under a file, no permission) is a UsageError (exit 2)."""
         p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(self.to_json())
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        try:
-            dfd = os.open(p.parent, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+            atomic_write(p, self.to_json())
+        except OSError as err:  # atomic_write raises UsageError itself; this is a backstop
+            raise UsageError(f"{p}: cannot write: {err.strerror or err}") from None
+
+
+def default_lock_path(file: str | Path) -> Path:
+    """`harness lock`'s default output: ``<FILE stem>.lock.json`` beside FILE."""
+    f = Path(file)
+    return f.with_name(f.stem + ".lock.json")
 
 
 def make_lock(bp: Blueprint, *, elaborated: dict[str, str] | None = None,
@@ -184,3 +176,27 @@ def load_lock(path: str | Path) -> Lock:
     if len(keys) != len(set(keys)):
         raise InputError(p, 1, 0, "corrupt statement lock: duplicate entry keys")
     return lock
+
+
+def check_lock_for(lock: Lock, bp: Blueprint, lock_path: str | Path) -> None:
+    """Raise InputError when ``lock`` was plainly written for another blueprint: none of its
+    declarations exists in ``bp`` and its recorded source (if any) names another file. A lock of
+    the right file whose nodes were deleted or renamed is a gate finding (exit 1), not this."""
+    if not lock.entries:
+        return
+    here = Path(bp.display_path).name
+    if lock.source is not None and Path(lock.source).name == here:
+        return
+    lexed = lex(bp.text)
+    if divergence(bp.text, lexed) is not None:
+        return  # the gate's lexer check reports this file
+    norm = fp.Normaliser(bp.text, lexed)
+    keys = {lock_key(d, norm) for d in bp.decls if d.kind != DeclKind.EXAMPLE}
+    names = {d.name for d in bp.decls if d.name}
+    labels = {d.label for d in bp.decls if d.label}
+    if any(e.key in keys or e.name in names or e.label in labels for e in lock.entries):
+        return
+    n = len(lock.entries)
+    raise InputError(lock_path, 1, 0, f"lock was written for {lock.source or 'another file'}, "
+                     f"not for {bp.display_path}: none of its {n} declaration"
+                     f"{'s' if n != 1 else ''} is here")

@@ -105,7 +105,7 @@ def test_early_contract_rejection_is_fed_back(demo_ws, fake_lake, clean_env, cap
 
 def test_unknown_label_and_bad_config_are_one_line(demo_ws, clean_env, capsys):
     code, _, err = _run(["prove", str(demo_ws / "Demo.lean"), "lem:nope"], capsys)
-    assert code == 2 and err.strip().endswith("no blueprint node 'lem:nope'")
+    assert code == 2 and err.strip() == f"{demo_ws / 'Demo.lean'}:1:0: no blueprint node `lem:nope`"
     (demo_ws / "harness.toml").write_text("[roles.prove]\nmode = 'x'\n")
     code, _, err = _run(["prove", str(demo_ws / "Demo.lean"), "lem:double_add"], capsys)
     assert code == 2 and "harness.toml:2:0: config: roles.prove.mode" in err
