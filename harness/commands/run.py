@@ -2,7 +2,11 @@
 
 Resumable: `run` on a file with an existing run continues it (also after kill -9). Ends with
 `.harness/runs/<id>/result.json`. Exit codes: 0 every node proved, 1 open or blocked nodes remain,
-2 usage or input error, 3 cannot certify (no Lean: nothing was merged).
+2 usage or input error, 3 cannot certify (no Lean: nothing was merged), 130 interrupted
+(143: SIGTERM).
+`--stage 1` exits 0 once the statements are locked, even with open nodes. With `--json`, stdout
+gets result.json whenever it was written (errors and interrupts too; the error line stays on
+stderr).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import argparse
 from pathlib import Path
 
 from harness.agents.config import load_config
-from harness.errors import ExitCode, UsageError
+from harness.errors import ExitCode, HarnessError, UsageError
 from harness.report.output import console, emit_json
 from harness.workspace import find_workspace
 
@@ -67,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
     preflight, factory = real_services(args.lake, args.config)
     try:
         result = session.run(factory, preflight)
+    except (HarnessError, KeyboardInterrupt):
+        view.close()
+        if args.json and session.result is not None:  # result.json was written: show it too
+            emit_json(session.result)  # (the one-line error still goes to stderr)
+        raise
     finally:
         view.close()
     if args.json:

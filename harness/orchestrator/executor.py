@@ -115,3 +115,7 @@ class LocalExecutor:
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def abort(self) -> None:
+        """Interrupted: drop queued jobs, do not wait (the caller killed the Lean runs)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)

@@ -99,6 +99,7 @@ class Record:
     def __init__(self, workspace: Path, file: Path, *, init: bool = True) -> None:
         self.file = file.resolve()
         self.run_id: str | None = None  # when set, every commit carries `Harness-Run: <id>`
+        self.created = False  # True when this record initialised the repository
         self._lock = threading.RLock()
         self.file.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -109,6 +110,7 @@ class Record:
                 raise UsageError(f"{file}: not in a git repository") from None
             git.Repo.init(workspace, initial_branch="main", kill_after_timeout=GIT_TIMEOUT_S)
             self.repo = git.Repo(workspace, odbt=_InProcessWrites)
+            self.created = True
         root = Path(self.repo.working_tree_dir).resolve()  # type: ignore[arg-type]
         self.rel = self.file.relative_to(root).as_posix()
         self.bom = False
@@ -239,6 +241,14 @@ class Record:
             return f"{self.rel}: working file was behind the record; restored from {self.branch}"
         raise UsageError(f"{self.file}: differs from the record ({self.branch} "
                          f"{self.head()[:10]}); commit or discard the edits, then run again")
+
+    @_git
+    def exclude(self, path: Path) -> bool:
+        """Keep ``path`` (the run state under ``.harness/``) out of ``git status``:
+        :func:`harness.orchestrator.gitexclude.exclude`."""
+        from harness.orchestrator.gitexclude import exclude
+
+        return exclude(self.repo, path, check_ignored=not self.created)
 
     def parsed(self, text: str) -> Blueprint:
         """A full parse (the scheduler's DAG); merges use the span index instead."""

@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.blueprint.dag import analyse
 from harness.blueprint.imports import load_imports
-from harness.blueprint.parse import parse_text
+from harness.blueprint.parse import parse_file, parse_text
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError
+from harness.orchestrator import procs
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import Executor, LocalExecutor, Runner
 from harness.orchestrator.record import Gate, GateOutcome, Record
@@ -27,7 +28,7 @@ from harness.orchestrator.stage1 import Stage1Agents, source_text, stage1
 from harness.orchestrator.stage2 import OPEN_STATUSES, Stage2, Stage2Config
 from harness.orchestrator.state import (RunLock, RunState, atomic_write, rebuild, run_dir,
                                         run_id_for)
-from harness.workspace import find_workspace
+from harness.workspace import find_workspace, harness_dir
 
 
 class RunSettings(BaseModel):
@@ -83,6 +84,8 @@ class Services:
 
 
 Notify = Callable[[str, dict[str, Any]], None]
+INTERRUPTED = 130  # the shell's codes for SIGINT (128 + 2) and SIGTERM (128 + 15): the CLI
+TERMINATED = 143  # exits with them too
 
 
 class Session:
@@ -99,11 +102,19 @@ class Session:
         self.source: Path | None = None  # stage 1's informal source (--source)
         self.log: EventLog | None = None  # set by run(): the services may log (e.g. locking)
         self.state: RunState = RunState()
+        self.result: RunResult | None = None  # set once result.json is written (any exit path)
         self.t0 = time.time()
 
     # ---- setup ------------------------------------------------------------------------------
     def open(self) -> tuple[EventLog, RunState]:
         self.lock.acquire()
+        try:
+            return self._open_log()
+        except BaseException:  # e.g. a corrupt event log (exit 2): never leave the lock behind
+            self.lock.release()
+            raise
+
+    def _open_log(self) -> tuple[EventLog, RunState]:
         if self.lock.took_over is not None:
             info = self.lock.took_over
             self._note("took over a stale run lock" + (
@@ -170,6 +181,8 @@ class Session:
                 preflight(self)
             record = Record(self.workspace, self.file)
             record.run_id = self.run_id
+            if record.exclude(harness_dir(self.workspace)):  # run state: never untracked noise
+                self._note(f"added {harness_dir(self.workspace).name}/ to .git/info/exclude")
             if self.file.exists() and not record.runs_commits(self.run_id, self._since(state)):
                 if record.ensure_committed(f"harness: start run {self.run_id}\n"):
                     self._note(f"committed {record.rel} as the record's starting point")
@@ -210,8 +223,17 @@ class Session:
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
                                  executor=executor, gate=services.make_gate(), cfg=cfg,
                                  notify=self.notify).run()
-                finally:
+                except KeyboardInterrupt:  # Stage2 killed the Lean runs; do not wait for more
+                    procs.shield()
+                    if not procs.abort(lambda: executor.running() > 0):
+                        getattr(executor, "abort", executor.shutdown)()
+                    else:
+                        executor.shutdown()
+                    raise
+                except BaseException:
                     executor.shutdown()
+                    raise
+                executor.shutdown()
                 stop, blocked = out.stop_reason, out.blocked
                 if out.no_lean:
                     code = ExitCode.CANNOT_CERTIFY
@@ -223,33 +245,59 @@ class Session:
             st = rebuild(log.events)
             result = self._result(record, st, err.line(), dict(st.blocked), err.exit_code)
             raise
+        except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (the CLI raises it for both)
+            procs.shield()  # a second signal must not cut the clean-up short
+            procs.abort(lambda: False, timeout_s=2.0)
+            # the CLI's exit status: 130 for SIGINT, 143 for SIGTERM (its `Terminated`)
+            term = type(err).__name__ == "Terminated"
+            if term:
+                self._note("terminated by SIGTERM")
+            st = rebuild(log.events)
+            result = self._result(record, st, "interrupted", dict(st.blocked),
+                                  TERMINATED if term else INTERRUPTED)
+            raise
         finally:
-            if result is None:  # an error: still leave a result behind
-                try:
-                    st = rebuild(log.events)
-                    result = self._result(record, st, "stopped by an error", dict(st.blocked),
-                                          ExitCode.CANNOT_CERTIFY, parse=False)
-                except Exception:  # noqa: BLE001 — never mask the original error
-                    result = None
-            if result is not None:
-                log.append("run_finished", stop_reason=result.stop_reason,
-                           exit_code=result.exit_code, final_commit=result.final_commit)
-                result.wall_time_s = round(rebuild(log.events).elapsed_before, 3)
-                atomic_write(self.dir / "result.json", result.model_dump_json(indent=2) + "\n")
-            log.close()
-            self.lock.release()
+            try:
+                if result is None:  # an error: still leave a result behind
+                    try:
+                        st = rebuild(log.events)
+                        result = self._result(record, st, "stopped by an error",
+                                              dict(st.blocked), ExitCode.CANNOT_CERTIFY)
+                    except Exception:  # noqa: BLE001 — never mask the original error
+                        result = None
+                if result is not None:
+                    log.append("run_finished", stop_reason=result.stop_reason,
+                               exit_code=result.exit_code, final_commit=result.final_commit)
+                    result.wall_time_s = round(rebuild(log.events).elapsed_before, 3)
+                    atomic_write(self.dir / "result.json",
+                                 result.model_dump_json(indent=2) + "\n")
+                    self.result = result
+            finally:
+                log.close()
+                self.lock.release()
+                procs.unshield()
+
+    def _analysis(self, record: Record | None) -> Any:
+        """The record's head with its imports; without a record or a commit (no Lean: nothing
+        was created) the file on disk, so the result still shows every node. None when neither
+        parses (the result then lists no nodes)."""
+        try:
+            if record is not None and record.head() is not None:
+                bp = parse_text(record.head_text(), record.file)
+            elif self.file.is_file():
+                bp = parse_file(self.file)
+            else:
+                return None
+            return analyse(bp, load_imports(bp, self.workspace))
+        except (HarnessError, OSError):
+            return None
 
     def _result(self, record: Record | None, st: RunState, stop: str, blocked: dict[str, str],
-                code: ExitCode, *, parse: bool = True) -> RunResult:
+                code: int) -> RunResult:
         nodes: dict[str, NodeResult] = {}
         head = record.head() if record is not None else None
-        try:
-            a = None
-            if record is not None and parse:
-                bp = parse_text(record.head_text(), record.file)
-                a = analyse(bp, load_imports(bp, self.workspace))
-        except HarnessError:
-            a = None
+        a = self._analysis(record)
+        waiting_on_imports = 0  # open nodes whose only missing proofs are in imported files
         if a is not None:
             for k in a.own:
                 d = a.decl(k)
@@ -261,22 +309,56 @@ class Session:
                                           commit=st.merged_nodes.get(k))
                 elif k in blocked:
                     nodes[k] = NodeResult(status="blocked", reason=blocked[k], attempts=n)
+                elif d.status in OPEN_STATUSES:
+                    nodes[k] = NodeResult(status="open", reason="needs a proof", attempts=n)
                 else:
-                    why = "needs a proof" if d.status in OPEN_STATUSES else \
-                        "rests on unproved nodes"
+                    ext = _unproved_imports(a, k)
+                    if ext is not None:
+                        waiting_on_imports += 1
+                    why = "rests on unproved nodes" + (
+                        f" of imported files: {', '.join(ext[:5])}"
+                        + (f" (+{len(ext) - 5} more)" if len(ext) > 5 else "") if ext else "")
                     nodes[k] = NodeResult(status="open", reason=why, attempts=n)
         counts = {s: sum(1 for r in nodes.values() if r.status == s)
                   for s in ("proved", "open", "blocked")}
         if code == ExitCode.OK and (counts["open"] or counts["blocked"]) \
                 and self.settings.stage != "1":  # stage 1 alone succeeds by locking
             code = ExitCode.FINDINGS
-        if code == ExitCode.OK and not counts["open"] and not counts["blocked"]:
-            stop = "all nodes proved" if stop in ("nothing to do", "no progress possible") \
-                else stop
+        finished = stop in ("nothing to do", "no progress possible", "all nodes proved")
+        if finished and not counts["open"] and not counts["blocked"] and code == ExitCode.OK:
+            stop = "all nodes proved"
+        elif finished and counts["open"] and waiting_on_imports == counts["open"] \
+                and not counts["blocked"]:
+            # nothing in this file can be attempted: the missing proofs are in earlier layers
+            o = counts["open"]
+            stop = (f"no work left here: {o} open node{'s' * (o != 1)} rest{'s' * (o == 1)} on "
+                    "unproved nodes (of imported files)")
+        elif stop == "all nodes proved" and (counts["open"] or counts["blocked"]):
+            stop = "no progress possible"  # the scheduler's view must not hide open nodes
         return RunResult(run_id=self.run_id, file=str(self.file), final_commit=head,
                          stop_reason=stop, exit_code=int(code), nodes=nodes, counts=counts,
                          attempts=sum(st.attempts.values()), tokens=st.tokens,
                          cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes)
+
+
+def _unproved_imports(a: Any, key: str) -> list[str] | None:
+    """The unproved nodes of imported files that ``key`` (complete, not proved) rests on, when
+    every missing proof below it is in an imported file; None when one is in this file."""
+    stack, seen, ext = list(a.graph.predecessors(key)), set(), []
+    while stack:
+        u = stack.pop()
+        if u in seen or u in a.proved:
+            continue
+        seen.add(u)
+        if a.is_external(u):
+            if a.decl(u).status in OPEN_STATUSES:
+                ext.append(u)
+            stack.extend(a.graph.predecessors(u))
+        elif a.decl(u).status in OPEN_STATUSES:
+            return None  # this file still has work below it
+        else:
+            stack.extend(a.graph.predecessors(u))
+    return sorted(ext)
 
 
 def _no_check(text: str) -> GateOutcome:

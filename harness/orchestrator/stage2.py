@@ -17,6 +17,7 @@ import networkx as nx
 from harness.blueprint.dag import Analysis, analyse
 from harness.blueprint.imports import load_imports
 from harness.blueprint.model import Blueprint, BodyStatus
+from harness.orchestrator import procs
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import AttemptJob, AttemptResult, Executor
 from harness.orchestrator.record import CannotDecide, Candidate, Gate, MergeOutcome, Record
@@ -157,6 +158,7 @@ class Stage2:
         s = self.sched
         assert s is not None
         stop: str | None = None
+        wait_gate = True
         try:
             while True:
                 now = time.monotonic()
@@ -193,11 +195,19 @@ class Stage2:
                     if s.finished():
                         stop = stop or self._final_reason()
                         break
+        except KeyboardInterrupt:  # Ctrl-C / SIGTERM: stop the Lean runs the threads wait on
+            procs.shield()
+            wait_gate = procs.abort(self._busy)  # never hang on a thread stuck elsewhere
+            raise
         finally:
-            self._gate_pool.shutdown(wait=True)
+            self._gate_pool.shutdown(wait=wait_gate)
         self.blocked.update(s.blocked())
         return Stage2Outcome(stop or self._final_reason(), dict(self.blocked),
                              usage_error=self._fatal is not None)
+
+    def _busy(self) -> bool:
+        return (self._gate_job is not None and not self._gate_job[0].done()) \
+            or self.executor.running() > 0
 
     def _drain(self) -> None:
         """Stopping early: wait for the attempts in flight and log them (their cost, and any

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import UsageError
+from harness.errors import HarnessError, UsageError
 from harness.orchestrator.events import read_events
 from harness.fsutil import atomic_write  # noqa: F401  (re-exported for the orchestrator)
 from harness.workspace import harness_dir
@@ -252,13 +252,19 @@ def _note(st: RunState, node: str, reason: str) -> None:
 
 
 def live_status(workspace: Path, file: Path) -> dict[str, Any] | None:
-    """The live (or last) run state for ``file``, for `harness status`; None when no run."""
+    """The live (or last) run state for ``file``, for `harness status`; None when no run, and
+    ``{"run_id", "error"}`` (one line) when the run's event log cannot be read."""
     d = run_dir(workspace, file)
     log = d / "events.jsonl"
     if not log.exists():
         return None
-    read = read_events(log)
-    st = rebuild(read.events)
+    try:
+        read = read_events(log)
+        st = rebuild(read.events)
+    except HarnessError as err:  # a corrupt log: status still shows the blueprint, and why
+        return {"run_id": d.name, "error": f"run state unreadable: {err.line()}"}
+    except (OSError, KeyError, TypeError, ValueError) as err:
+        return {"run_id": d.name, "error": f"run state unreadable: {log}: {err}"}
     info = read_lock(d / "lock.json")
     active = lock_holder_alive(info)
     workers = [{"worker": ev.get("worker"), "node": ev["node"], "attempt": ev.get("attempt"),
