@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from harness.commands._common import add_file_arg, add_json_arg, load
@@ -40,7 +41,7 @@ def write_graph(file: Path, output: Path) -> dict:
         raise UsageError(f"{output}: cannot write: {err.strerror or err}") from None
     return {"file": str(file), "output": str(output), "format": fmt,
             "nodes": len(data["nodes"]), "edges": len(data["edges"]),
-            "findings": len(a.findings)}
+            "findings": [f.line() for f in a.findings]}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,4 +51,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {info['output']} ({info['format']}, {info['nodes']} nodes, "
               f"{info['edges']} edges)")
+        for line in info["findings"]:  # exit 1 says there are findings: say which
+            print(line, file=sys.stderr)
     return int(ExitCode.FINDINGS if info["findings"] else ExitCode.OK)

@@ -89,6 +89,8 @@ def test_cycle_exit_1(tmp_path):
     r = harness("plan", str(f), "--json")
     assert r.returncode == 1
     assert any(x["code"] == "cycle" for x in json.loads(r.stdout)["findings"])
+    g = harness("graph", str(f), "-o", str(tmp_path / "g.html"))
+    assert g.returncode == 1 and "dependency cycle: a -> b -> a" in g.stderr
 
 
 BAD = {
