@@ -11,11 +11,12 @@ import re
 from typing import TYPE_CHECKING
 
 from harness.blueprint.lexer import IDENT, strip_guillemets
-from harness.blueprint.model import BlueprintAttr, Span
+from harness.blueprint.model import BlueprintAttr, Decl, Span
 
 if TYPE_CHECKING:
     from harness.blueprint.parse import _Parser
 
+BLUEPRINT_ENTRY = re.compile(r"blueprint\??(?![\w'])")
 _PUNCT = re.compile(r"[()\[\]{}⟨⟩,]")
 _FIELD = re.compile(r"\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*:=")
 LIST_FIELDS = {"uses": "uses", "proofUses": "proof_uses"}
@@ -129,3 +130,40 @@ def _assign(p: _Parser, attr: BlueprintAttr, name: str, v_start: int, v_end: int
         if raw not in ("true", "false"):
             raise p.error(v_start, f"`{name}` must be `true` or `false`")
         setattr(attr, BOOL_FIELDS[name], raw == "true")
+
+
+def tag_command(p: _Parser, at: int, end: int) -> None:
+    """LeanArchitect nodes added after the fact: `attribute [blueprint "l" …] foo bar`."""
+    m = p.masked
+    i = p.skip_ws(at + len("attribute"), end)
+    if not m.startswith("[", i):
+        return
+    close = p.match_bracket(i, "attribute list `[`")
+    entries = split_entries(m, i + 1, close - 1, p.text)
+    blueprints = [(s, e) for s, e in entries if BLUEPRINT_ENTRY.match(m, p.skip_ws(s, e))]
+    if not blueprints:
+        return
+    targets = [t for t in m[close:end].split() if t != "in"]
+    for s, e in blueprints:
+        for target in targets:
+            attr = parse_blueprint(p, p.skip_ws(s, e), e, Span(at, end))
+            d = _lookup(p, strip_guillemets(target))
+            if d is None:
+                p.tagged[attr.label or target] = target
+            elif d.blueprint is not None:
+                p.finding("duplicate-attribute", at,
+                          f"`{d.name}` already has a `blueprint` attribute")
+            else:
+                attr.label = attr.label or d.name or target
+                d.blueprint = attr
+
+
+def _lookup(p: _Parser, name: str) -> Decl | None:
+    """The declaration of this file a name in the current namespaces refers to (latest first)."""
+    ns = list(p.scopes.current([]).namespaces)
+    for k in range(len(ns), -1, -1):
+        full = ".".join([*ns[:k], name])
+        for d in reversed(p.decls):
+            if d.name == full:
+                return d
+    return None

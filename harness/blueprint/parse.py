@@ -14,14 +14,13 @@ from bisect import bisect_left
 from pathlib import Path
 
 from harness.blueprint import attrs as attr_parse
-from harness.blueprint.lexer import IDENT, Region, mask_regions, regions, strip_guillemets
-from harness.blueprint.scope import ScopeTracker
+from harness.blueprint.cursor import Source
+from harness.blueprint.lexer import IDENT, Region, strip_guillemets
 from harness.blueprint.model import (
-    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Finding, Span, gc_paused,
-    line_starts, pos_from_starts,
+    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Span, gc_paused,
 )
+from harness.blueprint.scope import ScopeTracker
 from harness.blueprint.source import decode, parse_file
-from harness.errors import InputError
 
 __all__ = ["decode", "parse_file", "parse_text"]
 
@@ -56,8 +55,6 @@ KIND_OF = {
 
 _LINE_START = re.compile(r"^(@\[|#[A-Za-z_]+|[A-Za-z_][A-Za-z_0-9]*)", re.M)
 _INDENTED = re.compile(r"^[ \t]+(@\[|[A-Za-z_][A-Za-z_0-9]*)", re.M)
-_EXIT = re.compile(r"^#exit\b", re.M)
-_WS = re.compile(r"\s*")
 _WORD = re.compile(r"[A-Za-z_#][A-Za-z_0-9]*")
 _IN_PREFIX = re.compile(r"[^\n]*?\sin(?=\s|$)")
 _SEPARATOR = re.compile(r"[()\[\]{}⟨⟩⦃⦄]|:=|(?<![\w.'])(?:where|let|have)(?![\w'!?])|\|")
@@ -65,119 +62,18 @@ _BODY_MARK = re.compile(r"(?<![\w.'!?])(sorry_using|sorry|admit)(?![\w'!?])")
 _OPENERS = "([{⟨⦃"
 _CLOSERS = ")]}⟩⦄"
 _SPACES = re.compile(r"\s+")
-_BRACKETS = re.compile(r"[\[\]()]")
-_BLUEPRINT_ENTRY = re.compile(r"blueprint\??(?![\w'])")
 
 def parse_text(text: str, path: str | Path | None = None, *, bom: bool = False) -> Blueprint:
     with gc_paused():
         return _Parser(text, Path(path) if path is not None else None, bom).run()
 
 
-class _Parser:
+class _Parser(Source):
     def __init__(self, text: str, path: Path | None, bom: bool) -> None:
-        self.text = text
-        self.path = path
-        self.bom = bom
-        self.regs: list[Region] = _regions_to_exit(text, path)
-        self.masked = mask_regions(text, self.regs)
-        # comments blanked but literals kept: where a span may end or a body begin
-        self.cmask = mask_regions(text, [r for r in self.regs if r.kind != "string"
-                                         and r.kind != "char"])
-        self.starts = line_starts(text)
-        self.region_at = {r.start: r for r in self.regs}
-        self.doc_at = {r.start: r for r in self.regs if r.kind in ("doc_comment", "module_doc")}
-        self.doc_starts = sorted(self.doc_at)
-        self.doc_by_end = {r.end: r for r in self.doc_at.values()}
-        self.doc_ends = sorted(self.doc_by_end)
-        self.comments = [r for r in self.regs if r.kind.endswith("comment") or r.kind == "module_doc"]
-        self.comment_ends = [r.end for r in self.comments]
-        self.findings: list[Finding] = []
+        super().__init__(text, path, bom)
         self.scopes = ScopeTracker()
         self.decls: list[Decl] = []
         self.tagged: dict[str, str] = {}  # `attribute [blueprint "l"] X` for X not in this file
-        self._brackets: dict[int, int] = {}  # `@[` brackets are matched by segments() and head()
-
-    # -- helpers ---------------------------------------------------------------------------
-    def pos(self, offset: int):
-        return pos_from_starts(self.starts, offset)
-
-    def error(self, offset: int, message: str) -> InputError:
-        p = self.pos(offset)
-        return InputError(self.path, p.line, p.col, message)
-
-    def finding(self, code: str, offset: int, message: str, label: str | None = None) -> None:
-        self.findings.append(Finding(code, message, self._display, self.pos(offset), label))
-
-    @property
-    def _display(self) -> str:
-        return str(self.path) if self.path is not None else "<input>"
-
-    def skip_ws(self, i: int, end: int) -> int:
-        """Skip whitespace and comments (not literals)."""
-        return min(_WS.match(self.cmask, i).end(), end)
-
-    def skip_to_code(self, i: int, end: int) -> int:
-        """Skip whitespace and comments, but stop at a doc comment (it belongs to a command)."""
-        j = self.skip_ws(i, end)
-        k = bisect_left(self.doc_starts, i)
-        if k < len(self.doc_starts) and self.doc_starts[k] < j:
-            return self.doc_starts[k]
-        return j
-
-    def skip_trivia(self, i: int, end: int) -> int:
-        """Skip whitespace and ordinary comments; stop at code, a literal or a doc comment."""
-        while True:
-            i = self.skip_ws_text(i, end)
-            r = self.region_at.get(i)
-            if r is None or r.kind not in ("line_comment", "block_comment"):
-                return i
-            i = min(r.end, end)
-
-    def skip_ws_text(self, i: int, end: int) -> int:
-        """Like :meth:`skip_ws` but on the real text (does not jump over comments/literals)."""
-        return min(_WS.match(self.text, i).end(), end)
-
-    def trim_end_text(self, start: int, end: int) -> int:
-        t = self.text
-        while end > start and t[end - 1].isspace():
-            end -= 1
-        return end
-
-    def match_bracket(self, i: int, what: str) -> int:
-        """Offset just past the bracket closing the one at ``i`` (on the masked text)."""
-        hit = self._brackets.get(i)
-        if hit is not None:
-            return hit
-        depth = 0
-        for mm in _BRACKETS.finditer(self.masked, i):
-            ch = mm.group(0)
-            if ch in "[(":
-                depth += 1
-            else:
-                depth -= 1
-                if depth == 0:
-                    self._brackets[i] = mm.end()
-                    return mm.end()
-        raise self.error(i, f"unterminated {what}")
-
-    def trim_end(self, start: int, end: int) -> int:
-        """Back over trailing whitespace and comments (a trailing literal stays in the span)."""
-        m = self.cmask
-        while end > start and m[end - 1].isspace():
-            end -= 1
-        return end
-
-    def clean(self, start: int, end: int) -> str:
-        """Source text of a range with comments removed and whitespace collapsed."""
-        parts, last = [], start
-        k = bisect_left(self.comment_ends, start)
-        for r in self.comments[k:]:
-            if r.start >= end:
-                break
-            parts.append(self.text[last:max(r.start, start)])
-            last = min(r.end, end)
-        parts.append(self.text[last:end])
-        return _SPACES.sub(" ", " ".join(parts)).strip()
 
     # -- top level -------------------------------------------------------------------------
     def run(self) -> Blueprint:
@@ -346,47 +242,12 @@ class _Parser:
         elif kw in ("open", "variable", "variables", "universe", "universes", "set_option"):
             self.scopes.record(kw, self.clean(at, span_end))
         elif kw == "attribute":
-            self.tag(at, span_end)
+            attr_parse.tag_command(self, at, span_end)
         kind = KIND_OF.get(kw, CommandKind.OTHER)
         if head["attrs"] and kind not in (CommandKind.OTHER, CommandKind.SECTION):
             self.finding("misplaced-attribute", head["attrs"][0][0],
                          f"attribute before `{kw}`, which is not a declaration")
         return Command(kind, kw, span, pos)
-
-    # -- `attribute [blueprint …] name` --------------------------------------------------
-    def tag(self, at: int, end: int) -> None:
-        """LeanArchitect nodes added after the fact: `attribute [blueprint "l" …] foo bar`."""
-        m = self.masked
-        i = self.skip_ws(at + len("attribute"), end)
-        if not m.startswith("[", i):
-            return
-        close = self.match_bracket(i, "attribute list `[`")
-        entries = attr_parse.split_entries(m, i + 1, close - 1, self.text)
-        blueprints = [(s, e) for s, e in entries if _BLUEPRINT_ENTRY.match(m, self.skip_ws(s, e))]
-        if not blueprints:
-            return
-        targets = [t for t in m[close:end].split() if t != "in"]
-        for s, e in blueprints:
-            for target in targets:
-                attr = attr_parse.parse_blueprint(self, self.skip_ws(s, e), e, Span(at, end))
-                d = self.lookup(strip_guillemets(target))
-                if d is None:
-                    self.tagged[attr.label or target] = target
-                elif d.blueprint is not None:
-                    self.finding("duplicate-attribute", at,
-                                 f"`{d.name}` already has a `blueprint` attribute")
-                else:
-                    attr.label = attr.label or d.name or target
-                    d.blueprint = attr
-
-    def lookup(self, name: str) -> Decl | None:
-        ns = list(self.scopes.current([]).namespaces)
-        for k in range(len(ns), -1, -1):
-            full = ".".join([*ns[:k], name])
-            for d in reversed(self.decls):
-                if d.name == full:
-                    return d
-        return None
 
     # -- declarations ----------------------------------------------------------------------
     def decl(self, span: Span, head: dict, kind: DeclKind, kw_end: int) -> Command:
@@ -422,7 +283,7 @@ class _Parser:
             for e_start, e_end in attr_parse.split_entries(self.masked, a_start + 2, a_end - 1, self.text):
                 e_start = self.skip_ws(e_start, e_end)  # a comment before the entry
                 entry = self.masked[e_start:e_end]
-                if _BLUEPRINT_ENTRY.match(entry):
+                if attr_parse.BLUEPRINT_ENTRY.match(entry):
                     if blueprint is not None:
                         self.finding("duplicate-attribute", e_start,
                                      "more than one `blueprint` attribute on a declaration")
@@ -529,18 +390,3 @@ class _Parser:
                                  d.label)
                 else:
                     names[d.name] = d
-
-
-def _regions_to_exit(text: str, path: object) -> list[Region]:
-    """Lexical regions; after a column-0 `#exit` Lean reads nothing, so neither do we (the rest
-    becomes one blank region, whatever it contains)."""
-    for m in _EXIT.finditer(text):
-        try:
-            regs = regions(text[:m.start()], path)
-        except InputError:
-            continue  # this `#exit` is inside a comment or a literal
-        rest = text.find("\n", m.end())
-        if rest == -1:
-            return regs
-        return [*regs, Region("after_exit", rest, len(text))]
-    return regions(text, path)
