@@ -1,10 +1,11 @@
 """Parse a Lean file with LeanArchitect `@[blueprint …]` annotations into a :class:`Blueprint`.
 
 The parser is structural, not an elaborator: it splits the file into top-level commands (a command
-starts at column 0 with a command keyword, an attribute, a modifier or a doc comment — Lean code
-indents everything else), tracks `namespace`/`section`/`open`/`variable`/`universe` scopes, and reads
-each declaration's attribute, signature and body. All scanning is done on the masked text
-(comments and literals blanked), so nothing inside a comment or a string is ever taken for code.
+starts at column 0 with a command keyword, an attribute, a modifier or a doc comment; on an
+indented line only a declaration keyword can start one, as in `mutual` blocks — Lean code indents
+everything else), tracks scopes (:mod:`harness.blueprint.scope`), and reads each declaration's
+attribute, signature and body. Structure is found on the masked text (:mod:`.cursor`), so nothing
+inside a comment or a string is ever taken for code. Lean stops at `#exit`; so does the parser.
 """
 
 from __future__ import annotations
