@@ -370,4 +370,6 @@ def _no_lock(text: str) -> None:
 
 
 def no_lean(message: str) -> CannotCertify:
-    return CannotCertify(f"no Lean toolchain: {message}; nothing was merged")
+    if not message.lower().startswith("no lean toolchain"):
+        message = f"no Lean toolchain: {message}"
+    return CannotCertify(f"{message}; nothing was merged")
