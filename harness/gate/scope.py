@@ -156,20 +156,8 @@ def _helper(c: Command, norm: Normaliser, base_names: set[str], base_labels: set
     if d is None:
         return [ScopeProblem(at, None, f"`{c.keyword}` command inserted before `{anchor}`: only "
                              "helper lemmas may be added")]
-    out = []
-    if d.kind not in HELPER_KINDS:
-        out.append(ScopeProblem(at, d.key, f"helper `{d.name or d.key}` is a `{d.kind.value}`: "
-                                "helpers must be theorems or lemmas"))
-    if not d.name:
-        out.append(ScopeProblem(at, d.key, "helper has no name"))
-    elif d.name in base_names or d.name in seen:
-        out.append(ScopeProblem(at, d.key, f"helper name `{d.name}` is already declared"))
-    if d.name:
-        seen.add(d.name)
-    if d.label is not None and (d.label in base_labels or d.label in seen):
-        out.append(ScopeProblem(at, d.key, f"helper reuses the label `{d.label}`"))
-    if d.label:
-        seen.add(d.label)
+    out = _fresh(d, at, "helper", "helpers must be theorems or lemmas", base_names,
+                 base_labels, seen)
     has_sorry = any(t.value in _SORRY or t.value.endswith(".sorryAx")
                     for t in norm.tokens(d.body_span.start, d.span.end) if t.kind == "ident")
     if not claims_proved(d, norm) or has_sorry or not d.status.is_complete:
@@ -182,6 +170,26 @@ def _helper(c: Command, norm: Normaliser, base_names: set[str], base_labels: set
     bad_mods = [m for m in d.modifiers if m not in HELPER_MODIFIERS]
     if bad_mods:
         out.append(ScopeProblem(at, d.key, f"helper modifier(s) {', '.join(bad_mods)} not allowed"))
+    return out
+
+
+def _fresh(d: Decl, at: int, what: str, kinds_rule: str, base_names: set[str],
+           base_labels: set[str], seen: set[str]) -> list[ScopeProblem]:
+    """A new declaration (helper or placeholder): a theorem/lemma with a name and a label that
+    neither the base nor an earlier new declaration has. Records its name and label in seen."""
+    out = []
+    if d.kind not in HELPER_KINDS:
+        out.append(ScopeProblem(at, d.key, f"{what} `{d.name or d.key}` is a `{d.kind.value}`: "
+                                f"{kinds_rule}"))
+    if not d.name:
+        out.append(ScopeProblem(at, d.key, f"{what} has no name"))
+    elif d.name in base_names or d.name in seen:
+        out.append(ScopeProblem(at, d.key, f"{what} name `{d.name}` is already declared"))
+    if d.label is not None and (d.label in base_labels or d.label in seen):
+        out.append(ScopeProblem(at, d.key, f"{what} reuses the label `{d.label}`"))
+    for x in (d.name, d.label):
+        if x:
+            seen.add(x)
     return out
 
 
@@ -198,24 +206,12 @@ def _placeholder(c: Command, new: Blueprint, base_names: set[str], base_labels: 
     d = c.decl
     assert d is not None
     at, who = c.span.start, f"placeholder `{d.name or d.key}`"
-    out = []
-    if d.kind not in HELPER_KINDS:
-        out.append(ScopeProblem(at, d.key, f"{who} is a `{d.kind.value}`: a split adds "
-                                "theorems or lemmas only"))
-    if not d.name:
-        out.append(ScopeProblem(at, d.key, "placeholder has no name"))
-    elif d.name in base_names or d.name in seen:
-        out.append(ScopeProblem(at, d.key, f"placeholder name `{d.name}` is already declared"))
+    out = _fresh(d, at, "placeholder", "a split adds theorems or lemmas only", base_names,
+                 base_labels, seen)
     if d.blueprint is None:
         out.append(ScopeProblem(at, d.key, f"{who} needs a @[blueprint \"label\"] attribute"))
-    else:
-        if d.label in base_labels or d.label in seen:
-            out.append(ScopeProblem(at, d.key, f"placeholder reuses the label `{d.label}`"))
-        if not (d.blueprint.statement or "").strip():
-            out.append(ScopeProblem(at, d.key, f"{who} needs a `statement := /-- … -/`"))
-    for x in (d.name, d.label):
-        if x:
-            seen.add(x)
+    elif not (d.blueprint.statement or "").strip():
+        out.append(ScopeProblem(at, d.key, f"{who} needs a `statement := /-- … -/`"))
     if d.attributes:
         out.append(ScopeProblem(at, d.key, f"placeholder attribute(s) {', '.join(d.attributes)} "
                                 "not allowed (only `blueprint`)"))
