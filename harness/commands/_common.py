@@ -19,6 +19,20 @@ def add_json_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
+def add_lake_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lake", metavar="PATH",
+                   help="lake executable (else HARNESS_LAKE, PATH, ~/.elan/bin)")
+
+
+def add_lean_args(p: argparse.ArgumentParser) -> None:
+    """`--lake` and `--timeout` for commands that compile with Lean."""
+    from harness.lean.run import DEFAULT_TIMEOUT_S
+
+    add_lake_arg(p)
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"wall-clock limit for the Lean run (default {DEFAULT_TIMEOUT_S:g})")
+
+
 def load(path: Path) -> Analysis:
     """Parse and analyse a blueprint with the workspace blueprints it imports; bad input
     (in the file or in an imported one) raises InputError (exit 2)."""

@@ -13,8 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.blueprint import parse_file
+from harness.commands._common import add_lean_args
 from harness.errors import ExitCode, UsageError
-from harness.lean.run import DEFAULT_MEM_MB, DEFAULT_TIMEOUT_S
+from harness.lean.run import DEFAULT_MEM_MB
 from harness.lean.toolchain import find_toolchain
 from harness.lean.verdict import FileVerdict, NodeVerdict, check_file
 from harness.report.output import console, emit_json, err_console
@@ -31,10 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--node", action="append", metavar="LABEL",
                    help="check only this node (label or Lean name; repeatable)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
-    p.add_argument("--lake", metavar="PATH", help="lake executable (else HARNESS_LAKE, PATH, "
-                   "~/.elan/bin)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-                   help=f"wall-clock limit for the Lean run (default {DEFAULT_TIMEOUT_S:g})")
+    add_lean_args(p)
     p.add_argument("--mem-mb", type=int, default=DEFAULT_MEM_MB, metavar="MB",
                    help=f"address-space cap for Lean (default {DEFAULT_MEM_MB}; 0 = none)")
     p.set_defaults(func=run)

@@ -19,9 +19,9 @@ from pathlib import Path
 from rich.markup import escape
 
 from harness.blueprint import parse_file
+from harness.commands._common import add_lean_args
 from harness.errors import ExitCode, UsageError
 from harness.gate.lock import default_lock_path, make_lock
-from harness.lean.run import DEFAULT_TIMEOUT_S
 from harness.report.output import console, emit_json, err_console
 from harness.workspace import find_workspace
 
@@ -34,10 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="lock file to write (default: FILE's stem + .lock.json)")
     p.add_argument("--static-only", "--no-lean", dest="static_only", action="store_true",
                    help="do not run Lean: no elaborated-type hashes")
-    p.add_argument("--lake", metavar="PATH", help="lake executable (else HARNESS_LAKE, PATH, "
-                   "~/.elan/bin)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-                   help=f"wall-clock limit for the Lean run (default {DEFAULT_TIMEOUT_S:g})")
+    add_lean_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable summary on stdout")
     p.set_defaults(func=run)
 

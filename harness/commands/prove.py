@@ -24,6 +24,7 @@ from harness.agents.config import load_config, resolve_endpoint
 from harness.agents.llm import LLMClient
 from harness.agents.prover import AttemptResult, prove_node
 from harness.blueprint.parse import parse_file
+from harness.commands._common import add_lake_arg
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError, UsageError
 from harness.lean.toolchain import Toolchain, find_toolchain
 from harness.report.output import console, emit_json, err_console
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(default: <FILE stem>.lock.json beside FILE if present, e.g. Demo.lock.json "
                    "for Demo.lean; else the file's current statements)")
     p.add_argument("--config", type=Path, help="config file (default: WORKSPACE/harness.toml)")
-    p.add_argument("--lake", help="path to lake (default: HARNESS_LAKE, PATH, ~/.elan/bin)")
+    add_lake_arg(p)
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     p.set_defaults(func=run)
 

@@ -15,6 +15,7 @@ import argparse
 from pathlib import Path
 
 from harness.agents.config import load_config
+from harness.commands._common import add_lake_arg
 from harness.errors import ExitCode, HarnessError, UsageError
 from harness.report.output import console, emit_json
 from harness.workspace import find_workspace
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-window", type=float,
                    help="seconds an accepted proof may wait for its gate batch (default 2)")
     p.add_argument("--config", type=Path, help="config file (default: WORKSPACE/harness.toml)")
-    p.add_argument("--lake", help="path to lake (default: HARNESS_LAKE, PATH, ~/.elan/bin)")
+    add_lake_arg(p)
     view = p.add_mutually_exclusive_group()
     view.add_argument("--live", dest="live", action="store_true", default=None,
                       help="rich live view (default when stdout is a terminal)")

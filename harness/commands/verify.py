@@ -22,10 +22,10 @@ from pathlib import Path
 from rich.markup import escape
 
 from harness.blueprint import parse_file
+from harness.commands._common import add_lean_args
 from harness.errors import UsageError
 from harness.gate.lock import check_lock_for, load_lock
 from harness.gate.verify import GateReport, verify
-from harness.lean.run import DEFAULT_TIMEOUT_S
 from harness.lean.toolchain import find_toolchain, lean_available
 from harness.report.output import console, emit_json, err_console
 from harness.workspace import find_workspace
@@ -45,10 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--static-only", action="store_true",
                    help="skip the Lean compile; pass (exit 0) on the static checks alone")
     p.add_argument("--json", action="store_true", help="machine-readable report on stdout")
-    p.add_argument("--lake", metavar="PATH", help="lake executable (else HARNESS_LAKE, PATH, "
-                   "~/.elan/bin)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-                   help=f"wall-clock limit for the Lean run (default {DEFAULT_TIMEOUT_S:g})")
+    add_lean_args(p)
     p.set_defaults(func=run)
 
 
