@@ -35,9 +35,14 @@ def test_sigterm_kills_lean_and_cleans_up(tmp_path):
                              "--timeout", "60"], cwd=ws, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 30
-    while not fakes_alive("Hang-") and time.monotonic() < deadline:
+    seen = 0  # the fake lake execs the fake lean: wait until Lean is up for a few polls
+    while seen < 3 and time.monotonic() < deadline and proc.poll() is None:
+        seen = seen + 1 if fakes_alive("Hang-") else 0
         time.sleep(0.1)
-    assert fakes_alive("Hang-"), "the fake Lean never started"
+    if seen < 3:
+        proc.kill()
+        out, err = proc.communicate(timeout=30)
+        raise AssertionError(f"the fake Lean never started: rc={proc.returncode} {err}")
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signal.SIGTERM, err
