@@ -36,9 +36,9 @@ def harness(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproc
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    ws = make_workspace(tmp_path / "proj", {"Blueprint/Base.lean": BASE})
+def base_repo(root: Path, source: str | None = "Blueprint/Base.lean") -> Path:
+    """A workspace with BASE committed in a real git repository and its lock in base.lock.json."""
+    ws = make_workspace(root / "proj", {"Blueprint/Base.lean": BASE})
     r = git.Repo.init(ws)
     with r.config_writer() as cw:
         cw.set_value("user", "name", "t")
@@ -47,8 +47,13 @@ def repo(tmp_path: Path) -> Path:
     r.index.commit("base")
     r.close()
     make_lock(parse_text(BASE, ws / "Blueprint/Base.lean"),
-              source="Blueprint/Base.lean").save(ws / "base.lock.json")
+              source=source).save(ws / "base.lock.json")
     return ws
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return base_repo(tmp_path)
 
 
 def main_in(ws: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> int:

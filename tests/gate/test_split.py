@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import git
 import pytest
 
 from harness.blueprint import parse_text
@@ -167,19 +166,9 @@ def test_lock_still_pins_statements_in_split_mode(base_lock: Lock) -> None:
 
 
 def test_cli_allow_split(tmp_path: Path) -> None:
-    from harness.gate.lock import make_lock
-    from tests.gate.test_cli import harness
-    from tests.support.fakelean import make_workspace
+    from tests.gate.test_cli import base_repo, harness
 
-    ws = make_workspace(tmp_path / "proj", {"Blueprint/Base.lean": BASE})
-    r = git.Repo.init(ws)
-    with r.config_writer() as cw:
-        cw.set_value("user", "name", "t")
-        cw.set_value("user", "email", "t@example.com")
-    r.index.add(["lakefile.lean", "Blueprint/Base.lean"])
-    r.index.commit("base")
-    r.close()
-    make_lock(parse_text(BASE, ws / "Blueprint/Base.lean")).save(ws / "base.lock.json")
+    ws = base_repo(tmp_path, source=None)
     (ws / "Blueprint/Base.lean").write_text(LEGIT["one-placeholder"], encoding="utf-8")
     args = ("verify", "Blueprint/Base.lean", "--lock", "base.lock.json", "--base", "HEAD",
             "--static-only")
