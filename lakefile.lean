@@ -7,9 +7,14 @@ open Lake DSL
 * `SLT`: the sorry-free statistical learning theory library (built with `--wfail` in CI).
 * `Blueprint`: LeanArchitect blueprints (`@[blueprint]` nodes whose proofs may still be `sorry`).
 
-All three dependencies are pinned to the tag of the same Lean release as `lean-toolchain`; see
-`docs/slt.md` for how each pin was checked (Mathlib `v4.32.0` is known; the LeanArchitect and REPL
-`v4.32.0` tags follow the projects' per-release tagging and are marked there as not confirmed).
+The dependencies are pinned to the Lean release of `lean-toolchain` (LeanArchitect to its
+`v4.32.0-rc1` tag, which is what public Mathlib `v4.32.0` projects use); `lake-manifest.json` holds
+the exact revisions. `docs/slt.md` says where each revision was confirmed.
+
+`mathlib` is required last on purpose: Lake resolves a package's requires in reverse order and the
+first manifest to name a shared dependency wins (`Lake/Load/Resolve.lean`,
+`Workspace.updateAndMaterializeCore`), so `batteries` and `Cli` come from Mathlib's manifest, not
+from LeanArchitect's (which pins the `v4.32.0-rc1` `batteries` and a `Cli` fork).
 -/
 
 /-- Mathlib's own elaboration options (`pp.unicode.fun`, `autoImplicit`, `maxSynthPendingDepth`),
@@ -31,14 +36,14 @@ abbrev sltLinters : Array LeanOption := #[
 package slt where
   leanOptions := sltLeanOptions
 
-require mathlib from git
-  "https://github.com/leanprover-community/mathlib4.git" @ "v4.32.0"
-
 require LeanArchitect from git
-  "https://github.com/hanwenzhu/LeanArchitect.git" @ "v4.32.0"
+  "https://github.com/hanwenzhu/LeanArchitect.git" @ "v4.32.0-rc1"
 
 require REPL from git
   "https://github.com/leanprover-community/repl.git" @ "v4.32.0"
+
+require mathlib from git
+  "https://github.com/leanprover-community/mathlib4.git" @ "v4.32.0"
 
 /-- The sorry-free library. Promoted modules must satisfy every standard linter, including the
 Mathlib copyright-header check. -/
