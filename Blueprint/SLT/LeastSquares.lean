@@ -135,7 +135,8 @@ def shiftedClass {α : Type*} (F : Set (α → ℝ)) (fStar : α → ℝ) : Set 
     (13.14).) -/)
   (title := "Localized ball")
   (latexEnv := "definition")]
-def localBall {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α → ℝ)) (δ : ℝ) : Set (α → ℝ) :=
+noncomputable def localBall {α : Type*} {n : ℕ} (x : Fin n → α) (H : Set (α → ℝ)) (δ : ℝ) :
+    Set (α → ℝ) :=
   {h | h ∈ H ∧ empNorm x h ≤ δ}
 
 @[blueprint "def:localGaussComplexity"
@@ -437,7 +438,7 @@ theorem localGaussComplexity_le_dudley {α : Type*} {n : ℕ} {x : Fin n → α}
     \langle\theta, z\rangle : \theta \in \mathbb R^d\}$. (Wainwright 2019, Example 13.8.) -/)
   (title := "Linear function class")
   (latexEnv := "definition")]
-def linearClass (d : ℕ) : Set (EuclideanSpace ℝ (Fin d) → ℝ) :=
+noncomputable def linearClass (d : ℕ) : Set (EuclideanSpace ℝ (Fin d) → ℝ) :=
   Set.range fun θ : EuclideanSpace ℝ (Fin d) ↦ fun z ↦ ⟪θ, z⟫_ℝ
 
 @[blueprint "def:designRange"
