@@ -250,3 +250,15 @@ def test_lake_render_keeps_entry_keys_in_lakes_order():
     order = [k for k in re.findall(r'"(\w+)":', text) if k in ENTRY_KEYS]
     assert order == ["url", "type", "subDir", "scope", "rev", "name", "manifestFile",
                      "inputRev", "inherited", "configFile"]
+
+
+def test_the_statement_lock_environment_pins_the_committed_manifest():
+    """harness/gate/environment.py hashes the manifest into every lock: it must see this file."""
+    import hashlib
+
+    from harness.gate.environment import environment
+
+    env = environment(ROOT / "Blueprint" / "Demo.lean", [])
+    manifest = (ROOT / "lake-manifest.json").read_bytes()
+    assert env["lake-manifest.json"] == hashlib.sha256(manifest).hexdigest()
+    assert env["lakefile.lean"] != "absent" and env["lean-toolchain"] != "absent"
