@@ -21,8 +21,8 @@ from harness.errors import HarnessError, InputError
 from harness.orchestrator.events import read_events
 
 OUTCOME_COLOURS = {"proved": "#2e9d4b", "failed": "#d9a21b", "repair": "#8e6bbf",
-                   "blocker": "#d64541", "in flight": "#9aa1a9", "gate passed": "#2f7fd8",
-                   "gate rejected": "#d64541", "gate uncertified": "#555"}
+                   "blocker": "#8b1e1e", "in flight": "#9aa1a9", "gate passed": "#2f7fd8",
+                   "gate rejected": "#e8743b", "gate uncertified": "#555"}
 
 
 def find_run(path: Path) -> Path:
@@ -178,79 +178,84 @@ def realised_critical_path(g: nx.DiGraph, merged_at: dict[str, float]) -> list[d
 
 # ---- the page ------------------------------------------------------------------------------
 
-def _figures(s: dict[str, Any]) -> dict[str, Any]:
-    import plotly.graph_objects as go
+def _bar(**kw: Any) -> dict[str, Any]:
+    return {"type": "bar", **kw}
 
-    figs: dict[str, Any] = {}
+
+def _axes(x: str, y: str, y2: str | None = None, **layout: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"xaxis": {"title": {"text": x}}, "yaxis": {"title": {"text": y}},
+                           "legend": {"orientation": "h"},
+                           "margin": {"l": 70, "r": 70 if y2 else 20, "t": 30, "b": 40}}
+    if y2:
+        out["yaxis2"] = {"overlaying": "y", "side": "right", "title": {"text": y2},
+                         "rangemode": "tozero"}
+    out.update(layout)
+    return out
+
+
+def figures(s: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """plotly figures as plain figure dicts (``data`` + ``layout``), drawn by plotly.js."""
+    figs: dict[str, dict[str, Any]] = {}
     lanes = [f"worker {w}" for w in s["workers"]] + ["gate"]
-    gantt = go.Figure()
+    traces: list[dict[str, Any]] = []
     by_outcome: dict[str, list[dict[str, Any]]] = {}
     for a in s["attempts"]:
         by_outcome.setdefault(a["outcome"], []).append(a)
     for outcome, rows in by_outcome.items():
-        gantt.add_bar(
+        traces.append(_bar(
             name=outcome, orientation="h", base=[r["start"] for r in rows],
             x=[max(r["end"] - r["start"], 0.01) for r in rows],
             y=[f"worker {r['worker']}" if r["worker"] is not None else "worker ?" for r in rows],
-            marker_color=OUTCOME_COLOURS.get(outcome, "#999"),
+            marker={"color": OUTCOME_COLOURS.get(outcome, "#999")},
             text=[r["node"] for r in rows], textposition="inside", insidetextanchor="middle",
             hovertext=[f"{r['aid']} ({r['role']}): {outcome}<br>{html.escape(r['reason'][:200])}"
-                       for r in rows], hoverinfo="text")
+                       for r in rows], hoverinfo="text"))
     by_status: dict[str, list[dict[str, Any]]] = {}
     for b in s["batches"]:
         by_status.setdefault(b["status"], []).append(b)
     for status, rows in by_status.items():
-        gantt.add_bar(
+        traces.append(_bar(
             name=status, orientation="h", base=[b["start"] for b in rows],
             x=[max(b["end"] - b["start"], 0.01) for b in rows], y=["gate"] * len(rows),
-            marker_color=OUTCOME_COLOURS[status], text=[b["batch"] for b in rows],
+            marker={"color": OUTCOME_COLOURS[status]}, text=[b["batch"] for b in rows],
             textposition="inside",
             hovertext=[f"{b['batch']}: {b['size']} candidates, {b['merged']} merged, "
                        f"{len(b['rejected'])} rejected, {b['gate_calls']} gate calls"
-                       for b in rows], hoverinfo="text")
-    gantt.update_layout(barmode="overlay", height=140 + 34 * len(lanes),
-                        xaxis_title="seconds since the run started",
-                        yaxis={"categoryorder": "array", "categoryarray": lanes[::-1]},
-                        margin={"l": 80, "r": 20, "t": 30, "b": 40}, legend_orientation="h")
-    figs["timeline"] = gantt
+                       for b in rows], hoverinfo="text"))
+    figs["timeline"] = {"data": traces, "layout": _axes(
+        "seconds since the run started", "", barmode="overlay", height=140 + 34 * len(lanes),
+        yaxis={"categoryorder": "array", "categoryarray": lanes[::-1]})}
 
     if s["batches"]:
-        gates = go.Figure()
         names = [b["batch"] for b in s["batches"]]
-        for label, vals, colour in (
-                ("merged", [b["merged"] for b in s["batches"]], "#2e9d4b"),
-                ("rejected (culprits)", [len(b["rejected"]) for b in s["batches"]], "#d64541"),
-                ("superseded", [b["superseded"] for b in s["batches"]], "#9aa1a9"),
-                ("uncertified", [b["uncertified"] for b in s["batches"]], "#555")):
-            gates.add_bar(name=label, x=names, y=vals, marker_color=colour)
-        gates.add_scatter(name="gate calls", x=names, y=[b["gate_calls"] for b in s["batches"]],
-                          mode="lines+markers", yaxis="y2", line_color="#2f7fd8")
-        gates.update_layout(barmode="stack", height=320, yaxis_title="candidates",
-                            yaxis2={"overlaying": "y", "side": "right", "title": "gate calls",
-                                    "rangemode": "tozero"},
-                            margin={"l": 60, "r": 60, "t": 30, "b": 40}, legend_orientation="h")
-        figs["gates"] = gates
+        data = [_bar(name=label, x=names, y=vals, marker={"color": colour}) for label, vals, colour
+                in (("merged", [b["merged"] for b in s["batches"]], "#2e9d4b"),
+                    ("rejected (culprits)", [len(b["rejected"]) for b in s["batches"]],
+                     "#d64541"),
+                    ("superseded", [b["superseded"] for b in s["batches"]], "#9aa1a9"),
+                    ("uncertified", [b["uncertified"] for b in s["batches"]], "#555"))]
+        data.append({"type": "scatter", "name": "gate calls", "x": names,
+                     "y": [b["gate_calls"] for b in s["batches"]], "mode": "lines+markers",
+                     "yaxis": "y2", "line": {"color": "#2f7fd8"}})
+        figs["gates"] = {"data": data, "layout": _axes("batch", "candidates", "gate calls",
+                                                       barmode="stack", height=320)}
 
-    cost = go.Figure()
     roles = sorted({p["role"] for p in s["series"]})
+    cost: list[dict[str, Any]] = []
     for role in roles:
-        pts = [p for p in s["series"] if p["role"] == role]
         cum_c, cum_t, xs, cs, ts = 0.0, 0, [0.0], [0.0], [0]
-        for p in pts:
+        for p in (p for p in s["series"] if p["role"] == role):
             cum_c += p["cost"]
             cum_t += p["tokens"]
             xs.append(p["t"])
             cs.append(round(cum_c, 6))
             ts.append(cum_t)
-        cost.add_scatter(name=f"{role} USD", x=xs, y=cs, mode="lines", line_shape="hv")
-        cost.add_scatter(name=f"{role} tokens", x=xs, y=ts, mode="lines", line_shape="hv",
-                         line_dash="dot", yaxis="y2")
-    cost.update_layout(height=320, xaxis_title="seconds since the run started",
-                       yaxis_title="cumulative USD",
-                       yaxis2={"overlaying": "y", "side": "right", "title": "tokens",
-                               "rangemode": "tozero"},
-                       margin={"l": 60, "r": 60, "t": 30, "b": 40}, legend_orientation="h")
-    figs["cost"] = cost
+        cost.append({"type": "scatter", "name": f"{role} USD", "x": xs, "y": cs,
+                     "mode": "lines", "line": {"shape": "hv"}})
+        cost.append({"type": "scatter", "name": f"{role} tokens", "x": xs, "y": ts,
+                     "mode": "lines", "line": {"shape": "hv", "dash": "dot"}, "yaxis": "y2"})
+    figs["cost"] = {"data": cost, "layout": _axes("seconds since the run started",
+                                                  "cumulative USD", "tokens", height=320)}
 
     per_node: dict[str, dict[str, int]] = {}
     for p in s["series"]:
@@ -258,12 +263,10 @@ def _figures(s: dict[str, Any]) -> dict[str, Any]:
             per_node.setdefault(p["node"], {}).setdefault(p["role"], 0)
             per_node[p["node"]][p["role"]] += p["tokens"]
     top = sorted(per_node, key=lambda n: -sum(per_node[n].values()))[:40]
-    nodes_fig = go.Figure()
-    for role in roles:
-        nodes_fig.add_bar(name=role, x=top, y=[per_node[n].get(role, 0) for n in top])
-    nodes_fig.update_layout(barmode="stack", height=340, yaxis_title="tokens",
-                            margin={"l": 60, "r": 20, "t": 30, "b": 120}, legend_orientation="h")
-    figs["per_node"] = nodes_fig
+    figs["per_node"] = {"data": [_bar(name=role, x=top, y=[per_node[n].get(role, 0)
+                                                           for n in top]) for role in roles],
+                        "layout": _axes("", "tokens", barmode="stack", height=340,
+                                        margin={"l": 70, "r": 20, "t": 30, "b": 120})}
     return figs
 
 
@@ -278,16 +281,12 @@ def _table(rows: list[dict[str, Any]], cols: list[str], empty: str) -> str:
 
 def render_report(s: dict[str, Any], result: dict[str, Any] | None, graph_html: str,
                   title: str) -> str:
-    import plotly.io as pio
-    from plotly.offline import get_plotlyjs
+    from plotly.offline import get_plotlyjs  # plotly.js, shipped in the plotly wheel
 
-    from harness.report.graph import graph_assets
+    from harness.report.graph import graph_assets, json_script
 
-    figs = _figures(s)
-    divs = {name: pio.to_html(fig, full_html=False, include_plotlyjs=False,
-                              div_id=f"chart-{name}", config={"displaylogo": False,
-                                                              "responsive": True})
-            for name, fig in figs.items()}
+    figs = figures(s)
+    divs = {name: f'<div id="chart-{name}" class="chart"></div>' for name in figs}
     r = result or {}
     facts = [("run", r.get("run_id", "?")), ("file", r.get("file", "?")),
              ("stop reason", r.get("stop_reason", "no result.json (still running, or killed)")),
@@ -340,6 +339,13 @@ chain that decided how long the run took.</p>
 {_table(s["critical_path"], ["node", "merged_at", "after_previous"], "no node was merged")}
 </section>
 <section id="final-graph"><h2>Graph by final status</h2>{graph_section}</section>
+{json_script("figures", figs)}
+<script>
+for (const [name, fig] of Object.entries(JSON.parse(document.getElementById('figures').textContent))) {{
+  Plotly.newPlot('chart-' + name, fig.data, fig.layout, {{displaylogo: false, responsive: true}});
+}}
+document.body.dataset.charts = 'ready';
+</script>
 <script>{js}</script>
 </body></html>
 """
