@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -127,9 +128,7 @@ def dot_source(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> tuple[str,
 def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
                timeout_s: float) -> Layout:
     src, back = dot_source(nodes, edges)
-    proc = subprocess.run([exe, "-Tjson0"], input=src.encode(), capture_output=True,
-                          timeout=timeout_s, check=True)
-    g = json.loads(proc.stdout)
+    g = json.loads(_run(exe, src.encode(), timeout_s))
     _, _, bw, bh = (float(v) for v in g["bb"].split(","))
     height = bh + 2 * MARGIN
 
@@ -157,6 +156,24 @@ def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
     for u, v in edges:  # dot drops nothing, but never leave an edge undrawn
         paths.setdefault((u, v), _line(centres[u], centres[v]))
     return Layout("dot", bw + 2 * MARGIN, height, centres, paths, clusters)
+
+
+def _run(exe: str, data: bytes, timeout_s: float) -> bytes:
+    """``dot -Tjson0`` in its own process group, killed as a whole on timeout."""
+    p = subprocess.Popen([exe, "-Tjson0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = p.communicate(data, timeout=timeout_s)
+    except BaseException:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        p.communicate()
+        raise
+    if p.returncode != 0:
+        raise subprocess.CalledProcessError(p.returncode, exe, out, err)
+    return out
 
 
 def _spline_path(pos: str, pt) -> str:
