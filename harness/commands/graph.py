@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="blueprint Lean file(s), or a directory of them")
     p.add_argument("-o", "--output", type=Path, required=True,
                    help="output file; its extension (.html, .svg, .json) picks the format")
+    p.add_argument("--layout", choices=["auto", "dot", "igraph"], default="auto",
+                   help="layout engine (auto: Graphviz dot up to 2 500 nodes, else igraph)")
     add_json_arg(p)
     p.set_defaults(func=run)
 
@@ -65,15 +67,14 @@ def load_all(paths: list[Path]) -> list[Analysis]:
     return [load(f) for f in blueprint_files(paths)]
 
 
-def write_graph(file: Path | list[Path], output: Path, *,
-                run_info: dict | None = None) -> dict:
+def write_graph(file: Path | list[Path], output: Path, *, engine: str = "auto") -> dict:
     fmt = FORMATS.get(output.suffix.lower())
     if fmt is None:
         raise UsageError(f"{output}: unknown output format `{output.suffix}` "
                          "(use .html, .svg or .json)")
     paths = [file] if isinstance(file, Path) else list(file)
     analyses = load_all(paths)
-    data = graph_data(analyses, workspace=find_workspace(paths[0]), run=run_info)
+    data = graph_data(analyses, workspace=find_workspace(paths[0]), engine=engine)
     text = {"html": render_html, "svg": render_svg,
             "json": lambda d: json.dumps(d, indent=2, ensure_ascii=False)}[fmt](data)
     try:
@@ -88,7 +89,7 @@ def write_graph(file: Path | list[Path], output: Path, *,
 
 
 def run(args: argparse.Namespace) -> int:
-    info = write_graph(args.file, args.output)
+    info = write_graph(args.file, args.output, engine=args.layout)
     if args.json:
         emit_json(info)
     else:

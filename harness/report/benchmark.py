@@ -13,13 +13,14 @@ from typing import Any
 from harness.blueprint import parse_text
 from harness.blueprint.dag import analyse
 from harness.blueprint.generate import generate_blueprint
+from harness.errors import UsageError
 from harness.report.graph import NODE_H, _is_definition, _width, graph_data, render_html
 from harness.report.layout import NodeBox, dot_executable, layout
 from harness.report.summary import node_dict
 
 
-def graph_layout(sizes: list[int], repeat: int = 2, engines: tuple[str, ...] = ("dot", "igraph")
-                 ) -> dict[str, Any]:
+def graph_layout(sizes: list[int], repeat: int = 2, engines: tuple[str, ...] = ("dot", "igraph"),
+                 timeout_s: float = 600.0) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for n in sizes:
         a = analyse(parse_text(generate_blueprint(n, seed=1), "bench.lean"))
@@ -33,10 +34,14 @@ def graph_layout(sizes: list[int], repeat: int = 2, engines: tuple[str, ...] = (
                 row["dot_s"] = None
                 continue
             best = float("inf")
-            for _ in range(max(1, repeat if n <= 1000 else 1)):
-                t0 = time.perf_counter()
-                out = layout(boxes, edges, engine=engine)
-                best = min(best, time.perf_counter() - t0)
+            try:
+                for _ in range(max(1, repeat if n <= 1000 else 1)):
+                    t0 = time.perf_counter()
+                    out = layout(boxes, edges, engine=engine, timeout_s=timeout_s)
+                    best = min(best, time.perf_counter() - t0)
+            except UsageError as err:  # e.g. dot timed out: a result, not a crash
+                row[f"{engine}_s"], row[f"{engine}_error"] = None, err.message
+                continue
             row[f"{engine}_s"] = round(best, 3)
             row[f"{engine}_size_px"] = [round(out.width), round(out.height)]
         t0 = time.perf_counter()

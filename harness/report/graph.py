@@ -86,7 +86,7 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
                 n["state"] = info["status"]
     boxes = [NodeBox(k, _width(n), NODE_H, "box" if _is_definition(n) else "ellipse",
                      n.get("module")) for k, n in nodes.items()]
-    lay = layout(boxes, list(edges))
+    lay = layout(boxes, list(edges), engine=engine)
     for b in boxes:
         n = nodes[b.key]
         n["x"], n["y"] = lay.centres[b.key]

@@ -21,6 +21,7 @@ from harness.errors import UsageError
 
 DPI = 72.0  # dot's points; we draw 1 point = 1 pixel
 MARGIN = 20.0
+DOT_MAX_NODES = 2500  # docs/benchmarks.md: dot's time grows fast past a few thousand nodes
 
 
 @dataclass(frozen=True)
@@ -50,11 +51,15 @@ def dot_executable() -> str | None:
 
 def layout(nodes: list[NodeBox], edges: list[tuple[str, str]], *, engine: str = "auto",
            timeout_s: float | None = None) -> Layout:
-    """``engine``: "auto" (dot, else igraph), "dot" or "igraph"."""
+    """``engine``: "auto" (dot up to DOT_MAX_NODES nodes, else or when dot is unusable
+    igraph), "dot" or "igraph"."""
     keys = {n.key for n in nodes}
     edges = [(u, v) for u, v in edges if u in keys and v in keys and u != v]
     timeout_s = timeout_s if timeout_s is not None else 30.0 + len(nodes) / 50
     note = ""
+    if engine == "auto" and len(nodes) > DOT_MAX_NODES:
+        engine, note = "igraph", (f"{len(nodes)} nodes: igraph (dot takes minutes above "
+                                  f"{DOT_MAX_NODES}; `--layout dot` forces it)")
     if engine in ("auto", "dot"):
         exe = dot_executable()
         if exe is not None:
@@ -70,6 +75,8 @@ def layout(nodes: list[NodeBox], edges: list[tuple[str, str]], *, engine: str = 
                              "graphviz, or set HARNESS_DOT)")
         else:
             note = "Graphviz dot not found; used igraph"
+    if engine not in ("auto", "dot", "igraph"):
+        raise UsageError(f"graph layout: unknown engine `{engine}` (auto, dot or igraph)")
     try:
         out = _with_time(lambda: igraph_layout(nodes, edges))
     except ImportError:

@@ -143,3 +143,16 @@ def test_graph_data_overlays_a_run():
     n = next(n for n in data["nodes"] if n["key"] == key)
     assert n["state"] == "blocked" and n["run"]["attempts"] == 4
     assert data["counts"]["blocked"] == 1
+
+
+def test_auto_uses_igraph_above_the_dot_limit(monkeypatch):
+    import harness.report.layout as layout_mod
+
+    monkeypatch.setattr(layout_mod, "DOT_MAX_NODES", 10)
+    _, boxes, edges = sample(30)
+    lay = layout(boxes, edges)
+    assert lay.engine == "igraph" and "--layout dot" in lay.note
+    if dot_executable() is not None:
+        assert layout(boxes, edges, engine="dot").engine == "dot"
+    with pytest.raises(UsageError, match="unknown engine"):
+        layout(boxes, edges, engine="neato")
