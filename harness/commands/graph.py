@@ -37,26 +37,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def blueprint_files(paths: list[Path]) -> list[Path]:
-    """Files as given; for a directory, its `.lean` files that carry a `@[blueprint` attribute
-    (build output and hidden directories skipped), in path order."""
-    out: list[Path] = []
+def blueprint_files(paths: list[Path]) -> list[tuple[Path, bool]]:
+    """(file, given explicitly). A directory contributes its `.lean` files that mention
+    `blueprint` (build output, hidden directories and lakefiles skipped; at a workspace root
+    only the capitalised top-level directories, where Lean modules live), in path order."""
+    out: list[tuple[Path, bool]] = []
     for p in paths:
         if not p.is_dir():
-            out.append(p)
+            out.append((p, True))
             continue
-        found = [f for f in sorted(p.rglob("*.lean"))
-                 if not any(part in SKIP_DIRS or part.startswith(".")
-                            for part in f.relative_to(p).parts[:-1])
-                 and _has_blueprint(f)]
-        if not found:
-            raise InputError(p, 1, 0, "no blueprint files (`@[blueprint …]`) in this directory")
-        out.extend(found)
+        root = any((p / n).is_file() for n in ("lakefile.lean", "lakefile.toml"))
+        for f in sorted(p.rglob("*.lean")):
+            parts = f.relative_to(p).parts
+            if any(d in SKIP_DIRS or d.startswith(".") for d in parts[:-1]) \
+                    or f.name.startswith("lakefile") \
+                    or (root and len(parts) > 1 and not parts[0][:1].isupper()):
+                continue
+            if _mentions_blueprint(f):
+                out.append((f, False))
     seen: set[Path] = set()
-    return [f for f in out if not (f.resolve() in seen or seen.add(f.resolve()))]
+    return [(f, x) for f, x in out if not (f.resolve() in seen or seen.add(f.resolve()))]
 
 
-def _has_blueprint(f: Path) -> bool:
+def _mentions_blueprint(f: Path) -> bool:
     try:
         return b"blueprint" in f.read_bytes()
     except OSError:
@@ -64,7 +67,21 @@ def _has_blueprint(f: Path) -> bool:
 
 
 def load_all(paths: list[Path]) -> list[Analysis]:
-    return [load(f) for f in blueprint_files(paths)]
+    """Each file analysed with its imports; files found in a directory count only when they
+    declare at least one blueprint node."""
+    out = []
+    for f, explicit in blueprint_files(paths):
+        try:
+            a = load(f)
+        except InputError:
+            if explicit or f.exists():
+                raise
+            continue  # removed while we scanned the directory
+        if explicit or any(a.decl(k).is_node for k in a.own):
+            out.append(a)
+    if not out:
+        raise InputError(paths[0], 1, 0, "no blueprint files (`@[blueprint …]`) here")
+    return out
 
 
 def write_graph(file: Path | list[Path], output: Path, *, engine: str = "auto") -> dict:
