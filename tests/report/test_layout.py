@@ -158,10 +158,9 @@ def test_auto_uses_igraph_above_the_dot_limit(monkeypatch):
         layout(boxes, edges, engine="neato")
 
 
-def test_workspace_root_takes_the_module_directories_only():
-    r = harness("graph", ".", "-o", "/tmp/harness-test-root-graph.json", "--json")
+def test_workspace_root_takes_the_module_directories_only(tmp_path):
+    r = harness("graph", ".", "-o", str(tmp_path / "g.json"), "--json")
     assert r.returncode in (0, 1), r.stderr
     info = json.loads(r.stdout)
     # Blueprint/ only: not tests/fixtures, not the lakefile or SLT.lean (prose mentions)
     assert info["files"] == len(list((ROOT / "Blueprint").rglob("*.lean")))
-    Path("/tmp/harness-test-root-graph.json").unlink()
