@@ -8,7 +8,6 @@
   const COLOURS = {proved: '#2e9d4b', ready: '#2f7fd8', waiting: '#d9a21b', open: '#9aa1a9',
                    blocked: '#d64541'};
   const svg = root.querySelector('svg');
-  const viewport = svg.querySelector('#viewport');
   const box = root.querySelector('#graph');
   const byKey = new Map(DATA.nodes.map(n => [n.key, n]));
   const elOf = new Map();
@@ -21,12 +20,20 @@
     n.module].filter(Boolean).join(' ').toLowerCase()]));
   let selected = null;
 
-  // ---- pan and zoom: one transform on the viewport group ------------------------------------
+  // ---- pan and zoom ---------------------------------------------------------------------------
   const W = DATA.layout.width, H = DATA.layout.height;
-  svg.removeAttribute('width'); svg.removeAttribute('height');
-  svg.removeAttribute('viewBox');
+  // the SVG keeps its own size; pan/zoom is a CSS transform of the whole element, which the
+  // compositor applies to already-painted tiles (fast at thousands of nodes); once the view
+  // rests, the layer is re-rasterised at the new scale so text is crisp again
   let view = {x: 0, y: 0, k: 1};
-  function apply() { viewport.setAttribute('transform', `translate(${view.x},${view.y}) scale(${view.k})`); }
+  let crisp = null;
+  function apply() {
+    svg.style.transform = `translate(${view.x}px,${view.y}px) scale(${view.k})`;
+    root.classList.toggle('lod-low', view.k < 0.3);  // labels unreadable anyway: not painted
+    svg.style.willChange = 'transform';
+    clearTimeout(crisp);
+    crisp = setTimeout(() => { svg.style.willChange = 'auto'; }, 250);
+  }
   function fit() {
     const r = box.getBoundingClientRect();
     const k = Math.min(r.width / W, r.height / H, 1.5) || 1;
@@ -39,7 +46,7 @@
     view = {k: MIN_READABLE, x: 0, y: 0};
     apply();
   }
-  const MIN_READABLE = 0.45;
+  const MIN_READABLE = 0.7;
   function zoomAt(px, py, f) {
     const k = Math.min(8, Math.max(0.01, view.k * f));
     view.x = px - (px - view.x) * (k / view.k); view.y = py - (py - view.y) * (k / view.k);
@@ -175,7 +182,7 @@
   for (const [key, g] of elOf) {
     g.addEventListener('click', ev => { if (drag && drag.moved) return; ev.stopPropagation(); select(key); });
   }
-  window.harnessGraph = {select, refresh, fit, visible: () => Array.from(visibleSet())};
+  window.harnessGraph = {select, refresh, fit, view: () => ({...view}), visible: () => Array.from(visibleSet())};
   initialView();
   refresh();
   root.dataset.ready = 'true';
