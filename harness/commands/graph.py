@@ -17,7 +17,7 @@ from harness.commands._common import add_json_arg, load
 from harness.errors import ExitCode, InputError, UsageError
 from harness.fsutil import atomic_write
 from harness.report.graph import graph_data, render_html, render_svg
-from harness.report.output import emit_json
+from harness.report.output import emit_json, err_console
 from harness.workspace import find_workspace
 
 FORMATS = {".html": "html", ".htm": "html", ".svg": "svg", ".json": "json"}
@@ -106,7 +106,8 @@ def write_graph(file: Path | list[Path], output: Path, *, engine: str = "auto") 
 
 
 def run(args: argparse.Namespace) -> int:
-    info = write_graph(args.file, args.output, engine=args.layout)
+    with err_console().status("parsing, analysing and laying out the graph…"):
+        info = write_graph(args.file, args.output, engine=args.layout)
     if args.json:
         emit_json(info)
     else:

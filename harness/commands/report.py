@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.commands._common import add_json_arg
 from harness.errors import ExitCode, UsageError
 from harness.fsutil import atomic_write
-from harness.report.output import emit_json
+from harness.report.output import emit_json, err_console
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.output or d / "report.html"
     if out.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"{out}: the report is HTML (use a .html output)")
-    text, s = build_report(d)
+    with err_console().status("drawing the run report…"):
+        text, s = build_report(d)
     try:
         atomic_write(out, text, durable=False)
     except OSError as err:

@@ -17,7 +17,7 @@ from typing import Any
 
 import networkx as nx
 
-from harness.errors import HarnessError, InputError
+from harness.errors import HarnessError, InputError, UsageError
 from harness.orchestrator.events import read_events
 
 OUTCOME_COLOURS = {"proved": "#2e9d4b", "failed": "#d9a21b", "repair": "#8e6bbf",
@@ -281,7 +281,10 @@ def _table(rows: list[dict[str, Any]], cols: list[str], empty: str) -> str:
 
 def render_report(s: dict[str, Any], result: dict[str, Any] | None, graph_html: str,
                   title: str) -> str:
-    from plotly.offline import get_plotlyjs  # plotly.js, shipped in the plotly wheel
+    try:
+        from plotly.offline import get_plotlyjs  # plotly.js, shipped in the plotly wheel
+    except ImportError:
+        raise UsageError("the run report needs plotly: `pip install plotly`") from None
 
     from harness.report.graph import graph_assets, json_script
 
