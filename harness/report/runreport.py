@@ -237,8 +237,11 @@ def figures(s: dict[str, Any]) -> dict[str, dict[str, Any]]:
         data.append({"type": "scatter", "name": "gate calls", "x": names,
                      "y": [b["gate_calls"] for b in s["batches"]], "mode": "lines+markers",
                      "yaxis": "y2", "line": {"color": "#2f7fd8"}})
-        figs["gates"] = {"data": data, "layout": _axes("batch", "candidates", "gate calls",
-                                                       barmode="stack", height=320)}
+        gates = _axes("batch", "candidates", "gate calls", barmode="stack", height=320)
+        gates["yaxis"]["dtick"] = 1 if max(b["size"] for b in s["batches"]) <= 12 else None
+        gates["yaxis2"]["dtick"] = 1 if max(b["gate_calls"] for b in s["batches"]) <= 12 \
+            else None
+        figs["gates"] = {"data": data, "layout": gates}
 
     roles = sorted({p["role"] for p in s["series"]})
     cost: list[dict[str, Any]] = []
