@@ -142,6 +142,9 @@ def test_single_file_imports_hidden_and_side_panel(tmp_path, browser, artifacts)
                      ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
     detail = browser.evaluate("document.getElementById('detail').innerText")
     assert "Lean signature" in detail and a.decl(key).name.split(".")[-1] in detail
+    # search by Lean name (any case) finds that node
+    assert key in type_search(browser, a.decl(key).name.upper())
+    type_search(browser, "")
     assert_clean(browser, page)
     browser.screenshot(artifacts / "graph-file-selected.png")
 
