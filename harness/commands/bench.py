@@ -1,9 +1,11 @@
-"""`harness bench parse|context|merge|schedule` — the figures in docs/benchmarks.md.
+"""`harness bench parse|context|merge|schedule|graph` — the figures in docs/benchmarks.md.
 
 - parse: parse + plan on a generated blueprint of N nodes and of scale x N nodes;
 - context: prover context size against the whole file (agents.context);
 - merge: orchestrator overhead per merge, git + bookkeeping (orchestrator.benchmark);
-- schedule: pipelined scheduler vs barrier rounds vs the lower bound (orchestrator.benchmark).
+- schedule: pipelined scheduler vs barrier rounds vs the lower bound (orchestrator.benchmark);
+- graph: layout time of the blueprint graph, dot vs igraph, 100 / 1000 / 5000 nodes
+  (report.benchmark; --nodes N: one size).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from harness.report.output import console, emit_json, err_console
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="benchmarks (parse: parse + plan on generated blueprints)",
                        description=__doc__)
-    p.add_argument("what", choices=["parse", "context", "merge", "schedule"],
+    p.add_argument("what", choices=["parse", "context", "merge", "schedule", "graph"],
                    help="which benchmark")
     p.add_argument("--nodes", type=int, default=None,
                    help="nodes (default: parse 5000, context 3000, merge 1000, schedule 258)")
@@ -104,6 +106,10 @@ def _other(args: argparse.Namespace) -> dict:
         from harness.orchestrator.benchmark import merge_overhead
 
         result = merge_overhead(args.nodes or 1000)
+    elif args.what == "graph":
+        from harness.report.benchmark import graph_layout
+
+        result = graph_layout([args.nodes] if args.nodes else [100, 1000, 5000], args.repeat)
     else:
         from harness.orchestrator.benchmark import scheduling
 

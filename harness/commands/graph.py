@@ -1,4 +1,9 @@
-"""`harness graph FILE -o OUT.{html,svg,json}` — the DAG, coloured by status."""
+"""`harness graph PATH… -o OUT.{html,svg,json}` — the DAG, coloured by status.
+
+PATH is a blueprint file, several files, or a directory (a workspace root or e.g. `Blueprint/`):
+one graph across all their blueprint files, grouped by module. Layout by Graphviz `dot`, else
+igraph (see harness/report/layout.py).
+"""
 
 from __future__ import annotations
 
@@ -7,50 +12,108 @@ import json
 import sys
 from pathlib import Path
 
-from harness.commands._common import add_file_arg, add_json_arg, load
-from harness.errors import ExitCode, UsageError
+from harness.blueprint.dag import Analysis
+from harness.commands._common import add_json_arg, load
+from harness.errors import ExitCode, InputError, UsageError
 from harness.fsutil import atomic_write
 from harness.report.graph import graph_data, render_html, render_svg
-from harness.report.output import emit_json
+from harness.report.output import emit_json, err_console
+from harness.workspace import find_workspace
 
 FORMATS = {".html": "html", ".htm": "html", ".svg": "svg", ".json": "json"}
+SKIP_DIRS = {".lake", "lake-packages", "build", ".harness", ".git", "node_modules"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("graph", help="write the DAG as self-contained HTML, SVG or JSON",
                        description=__doc__)
-    add_file_arg(p)
+    p.add_argument("file", type=Path, nargs="+", metavar="PATH",
+                   help="blueprint Lean file(s), or a directory of them")
     p.add_argument("-o", "--output", type=Path, required=True,
                    help="output file; its extension (.html, .svg, .json) picks the format")
+    p.add_argument("--layout", choices=["auto", "dot", "igraph"], default="auto",
+                   help="layout engine (auto: Graphviz dot up to 2 500 nodes, else igraph)")
     add_json_arg(p)
     p.set_defaults(func=run)
 
 
-def write_graph(file: Path, output: Path) -> dict:
+def blueprint_files(paths: list[Path]) -> list[tuple[Path, bool]]:
+    """(file, given explicitly). A directory contributes its `.lean` files that mention
+    `blueprint` (build output, hidden directories and lakefiles skipped; at a workspace root
+    only the capitalised top-level directories, where Lean modules live), in path order."""
+    out: list[tuple[Path, bool]] = []
+    for p in paths:
+        if not p.is_dir():
+            out.append((p, True))
+            continue
+        root = any((p / n).is_file() for n in ("lakefile.lean", "lakefile.toml"))
+        for f in sorted(p.rglob("*.lean")):
+            parts = f.relative_to(p).parts
+            if any(d in SKIP_DIRS or d.startswith(".") for d in parts[:-1]) \
+                    or f.name.startswith("lakefile") \
+                    or (root and len(parts) > 1 and not parts[0][:1].isupper()):
+                continue
+            if _mentions_blueprint(f):
+                out.append((f, False))
+    seen: set[Path] = set()
+    return [(f, x) for f, x in out if not (f.resolve() in seen or seen.add(f.resolve()))]
+
+
+def _mentions_blueprint(f: Path) -> bool:
+    try:
+        return b"blueprint" in f.read_bytes()
+    except OSError:
+        return False
+
+
+def load_all(paths: list[Path]) -> list[Analysis]:
+    """Each file analysed with its imports; files found in a directory count only when they
+    declare at least one blueprint node."""
+    out = []
+    for f, explicit in blueprint_files(paths):
+        try:
+            a = load(f)
+        except InputError:
+            if explicit or f.exists():
+                raise
+            continue  # removed while we scanned the directory
+        if explicit or any(a.decl(k).is_node for k in a.own):
+            out.append(a)
+    if not out:
+        raise InputError(paths[0], 1, 0, "no blueprint files (`@[blueprint …]`) here")
+    return out
+
+
+def write_graph(file: Path | list[Path], output: Path, *, engine: str = "auto") -> dict:
     fmt = FORMATS.get(output.suffix.lower())
     if fmt is None:
         raise UsageError(f"{output}: unknown output format `{output.suffix}` "
                          "(use .html, .svg or .json)")
-    a = load(file)
-    data = graph_data(a)
+    paths = [file] if isinstance(file, Path) else list(file)
+    analyses = load_all(paths)
+    data = graph_data(analyses, workspace=find_workspace(paths[0]), engine=engine)
     text = {"html": render_html, "svg": render_svg,
             "json": lambda d: json.dumps(d, indent=2, ensure_ascii=False)}[fmt](data)
     try:
         atomic_write(output, text, durable=False)
     except OSError as err:
         raise UsageError(f"{output}: cannot write: {err.strerror or err}") from None
-    return {"file": str(file), "output": str(output), "format": fmt,
+    return {"file": str(paths[0]) if len(paths) == 1 else [str(p) for p in paths],
+            "files": len(analyses), "output": str(output), "format": fmt,
             "nodes": len(data["nodes"]), "edges": len(data["edges"]),
-            "findings": [f.line() for f in a.findings]}
+            "layout": data["layout"]["engine"], "layout_s": data["layout"]["seconds"],
+            "findings": [f.line() for a in analyses for f in a.findings]}
 
 
 def run(args: argparse.Namespace) -> int:
-    info = write_graph(args.file, args.output)
+    with err_console().status("parsing, analysing and laying out the graph…"):
+        info = write_graph(args.file, args.output, engine=args.layout)
     if args.json:
         emit_json(info)
     else:
-        print(f"wrote {info['output']} ({info['format']}, {info['nodes']} nodes, "
-              f"{info['edges']} edges)")
+        files = f"{info['files']} files, " if info["files"] > 1 else ""
+        print(f"wrote {info['output']} ({info['format']}, {files}{info['nodes']} nodes, "
+              f"{info['edges']} edges; layout {info['layout']} {info['layout_s']} s)")
         for line in info["findings"]:  # exit 1 says there are findings: say which
             print(line, file=sys.stderr)
     return int(ExitCode.FINDINGS if info["findings"] else ExitCode.OK)

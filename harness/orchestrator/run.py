@@ -272,6 +272,7 @@ class Session:
                     atomic_write(self.dir / "result.json",
                                  result.model_dump_json(indent=2) + "\n")
                     self.result = result
+                    _write_report(self.dir)
             finally:
                 log.close()
                 self.lock.release()
@@ -339,6 +340,13 @@ class Session:
                          stop_reason=stop, exit_code=int(code), nodes=nodes, counts=counts,
                          attempts=sum(st.attempts.values()), tokens=st.tokens,
                          cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes)
+
+
+def _write_report(d: Path) -> None:
+    """``report.html`` beside result.json (harness/report/runreport.py; it never raises)."""
+    from harness.report.runreport import write_run_report
+
+    write_run_report(d)
 
 
 def _unproved_imports(a: Any, key: str) -> list[str] | None:

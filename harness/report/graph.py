@@ -1,76 +1,172 @@
-"""Rendering the DAG: node-link JSON, a standalone SVG, and a self-contained HTML page.
+"""The blueprint graph: node-link data, an SVG laid out by a real engine, a self-contained page.
 
-The layout is computed here (layer = x, order within the layer = y), so the page needs no
-JavaScript library and makes no network request when opened.
+:func:`graph_data` merges one or more analyses (one per blueprint file; a node belongs to the
+file that declares it) into plain data, optionally overlaid with a run's outcome (status,
+attempts, last gate message); :mod:`harness.report.layout` places it (Graphviz ``dot``, else
+igraph). :func:`render_svg` draws it — every node is a ``<g class="node" data-key=…>`` — and
+:func:`render_html` wraps it with ``graph.js``/``graph.css`` (pan/zoom, search, filters, side
+panel), inlined, so the page is one file that makes no network request.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Iterable
 
 from harness.blueprint.dag import Analysis
-from harness.report.summary import counts, node_dict
+from harness.report.layout import NodeBox, layout
+from harness.report.summary import node_dict
 
-COLOURS = {"proved": "#2e9d4b", "ready": "#2f7fd8", "waiting": "#d9a21b", "open": "#9aa1a9"}
-W, H, BOX_W, BOX_H = 240, 44, 200, 28
+COLOURS = {"proved": "#2e9d4b", "ready": "#2f7fd8", "waiting": "#d9a21b", "open": "#9aa1a9",
+           "blocked": "#d64541"}
+NODE_H, CHAR_W, MAX_LABEL = 28.0, 7.0, 60
+STATES = tuple(COLOURS)
 
 
-def graph_data(a: Analysis) -> dict[str, Any]:
-    own = set(a.own)
-    # imported nodes this file uses directly get a column of their own, on the left
-    external = sorted({u for v in a.own for u in a.graph.predecessors(v) if u not in own})
-    shift = 1 if external else 0
-    pos: dict[str, tuple[int, int]] = {k: (0, y) for y, k in enumerate(external)}
-    for x, layer in enumerate(a.layers):
-        for y, key in enumerate(layer):
-            pos[key] = (x + shift, y)
-    nodes = []
-    for key in [*external, *a.own]:
-        n = node_dict(a, key)
-        n["x"], n["y"] = pos[key]
-        nodes.append(n)
-    edges = [{"source": u, "target": v, "kinds": sorted(d["kinds"])}
-             for u, v, d in a.graph.edges(data=True) if u in pos and v in own]
-    return {"file": a.blueprint.display_path, "counts": counts(a), "nodes": nodes, "edges": edges}
+def module_of(path: str | Path | None, workspace: Path | None) -> str | None:
+    """``Blueprint/SLT/Chaining.lean`` -> ``Blueprint.SLT.Chaining`` (relative to the workspace)."""
+    if path is None:
+        return None
+    p = Path(path)
+    if workspace is not None:
+        try:
+            p = p.resolve().relative_to(workspace.resolve())
+        except ValueError:
+            pass
+    return ".".join(p.with_suffix("").parts[-4:]) if p.is_absolute() else \
+        ".".join(p.with_suffix("").parts)
+
+
+def _signature(a: Analysis, key: str) -> str | None:
+    d = a.decl(key)
+    if a.is_external(key):
+        return None
+    sig = d.signature_span.slice(a.blueprint.text).strip()
+    text = f"{d.kind.value} {d.name or ''} {sig}".strip()
+    return text if len(text) <= 1200 else text[:1199] + "…"
+
+
+def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | None = None,
+               run: dict[str, dict[str, Any]] | None = None, title: str | None = None,
+               engine: str = "auto") -> dict[str, Any]:
+    """One graph over the files' own nodes plus the imported nodes they use directly.
+    ``run``: key -> {"status", "attempts", "message"} from a run (overrides the state)."""
+    items = [analyses] if isinstance(analyses, Analysis) else list(analyses)
+    nodes: dict[str, dict[str, Any]] = {}
+    for a in items:
+        mod = module_of(a.blueprint.path or a.blueprint.display_path, workspace)
+        for key in a.own:
+            if key in nodes and not nodes[key]["external"]:
+                continue  # declared twice across files: the first file keeps it
+            n = node_dict(a, key)
+            n["module"], n["signature"] = mod, _signature(a, key)
+            nodes[key] = n
+    for a in items:
+        own = set(a.own)
+        for v in a.own:
+            for u in a.graph.predecessors(v):
+                if u not in own and u not in nodes:
+                    n = node_dict(a, u)
+                    n["module"] = module_of(n.get("file"), workspace)
+                    n["signature"] = None
+                    nodes[u] = n
+    edges: dict[tuple[str, str], set[str]] = {}
+    for a in items:
+        for v in a.own:
+            for u in a.graph.predecessors(v):
+                edges.setdefault((u, v), set()).update(a.graph.edges[u, v]["kinds"])
+    for key, n in nodes.items():
+        info = (run or {}).get(key)
+        if info:
+            n["run"] = info
+            if info.get("status") in ("proved", "blocked"):
+                n["state"] = info["status"]
+    boxes = [NodeBox(k, _width(n), NODE_H, "box" if _is_definition(n) else "ellipse",
+                     n.get("module")) for k, n in nodes.items()]
+    lay = layout(boxes, list(edges), engine=engine)
+    for b in boxes:
+        n = nodes[b.key]
+        n["x"], n["y"] = lay.centres[b.key]
+        n["w"], n["h"], n["shape"] = b.width, b.height, b.shape
+    edge_list = [{"source": u, "target": v, "kinds": sorted(k), "d": lay.edge_paths[(u, v)]}
+                 for (u, v), k in edges.items()]
+    own_states = [n["state"] for n in nodes.values() if not n["external"]]
+    return {
+        "title": title or (items[0].blueprint.display_path if len(items) == 1
+                           else f"{len(items)} blueprint files"),
+        "files": [a.blueprint.display_path for a in items],
+        "counts": {s: own_states.count(s) for s in STATES},
+        "nodes": list(nodes.values()), "edges": edge_list,
+        "layout": {"engine": lay.engine, "seconds": lay.seconds, "note": lay.note,
+                   "width": round(lay.width, 1), "height": round(lay.height, 1),
+                   "clusters": {k: [round(x, 1) for x in v] for k, v in lay.clusters.items()}},
+    }
+
+
+def _is_definition(n: dict[str, Any]) -> bool:
+    return n["kind"] in ("def", "abbrev", "structure", "inductive", "class", "instance",
+                         "opaque")
+
+
+def _label(n: dict[str, Any]) -> str:
+    key = n["key"]
+    return key if len(key) <= MAX_LABEL else key[:MAX_LABEL - 1] + "…"
+
+
+def _width(n: dict[str, Any]) -> float:
+    w = len(_label(n)) * CHAR_W + 24
+    return round(w * (1.0 if _is_definition(n) else 1.18), 1)
 
 
 def render_svg(data: dict[str, Any], *, standalone: bool = True) -> str:
-    nodes = {n["key"]: n for n in data["nodes"]}
-    width = (max((n["x"] for n in nodes.values()), default=0) + 1) * W + 40
-    height = (max((n["y"] for n in nodes.values()), default=0) + 1) * H + 40
+    lay = data["layout"]
+    w, h = lay["width"], lay["height"]
     out = []
     if standalone:
         out.append('<?xml version="1.0" encoding="UTF-8"?>')
-    out.append(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-               f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">')
+    out.append(f'<svg xmlns="http://www.w3.org/2000/svg" id="graph-svg" width="{w}" '
+               f'height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">')
     out.append('<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
-               'markerWidth="6" markerHeight="6" orient="auto-start-reverse">'
-               '<path d="M 0 0 L 10 5 L 0 10 z" fill="#666"/></marker></defs>')
+               'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
+               '<path d="M 0 0 L 10 5 L 0 10 z" fill="#777"/></marker></defs>')
+    out.append('<g id="viewport">')
+    for name, (x, y, cw, ch) in lay["clusters"].items():
+        out.append(f'<g class="cluster" data-module="{html.escape(name)}"><rect x="{x}" y="{y}" '
+                   f'width="{cw}" height="{ch}" rx="8" fill="#f4f6fa" stroke="#c5ccd8"/>'
+                   f'<text x="{x + 8}" y="{y + 16}" fill="#667" font-size="13">'
+                   f'{html.escape(name)}</text></g>')
     for e in data["edges"]:
-        s, t = nodes[e["source"]], nodes[e["target"]]
-        x1, y1 = 20 + s["x"] * W + BOX_W, 20 + s["y"] * H + BOX_H / 2
-        x2, y2 = 20 + t["x"] * W, 20 + t["y"] * H + BOX_H / 2
         dash = "" if "proof" in e["kinds"] else ' stroke-dasharray="5,4"'
-        mx = (x1 + x2) / 2
-        out.append(f'<path class="edge" d="M {x1} {y1} C {mx} {y1}, {mx} {y2}, {x2} {y2}" '
-                   f'fill="none" stroke="#666"{dash} marker-end="url(#arrow)" '
+        out.append(f'<path class="edge" d="{e["d"]}" fill="none" stroke="#777"{dash} '
+                   f'marker-end="url(#arrow)" data-source="{html.escape(e["source"])}" '
+                   f'data-target="{html.escape(e["target"])}" '
                    f'data-kinds="{" ".join(e["kinds"])}"/>')
-    for key, n in nodes.items():
-        x, y = 20 + n["x"] * W, 20 + n["y"] * H
-        colour = COLOURS.get(n["state"], "#999")
-        tip = html.escape(_tooltip(n))
-        label = html.escape(key if len(key) <= 28 else key[:27] + "…")
-        dashed = ' stroke-dasharray="3,2" opacity="0.75"' if n.get("external") else ""
-        out.append(f'<g class="node" data-key="{html.escape(key)}" data-state="{n["state"]}">'
-                   f'<title>{tip}</title>'
-                   f'<rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="6" '
-                   f'fill="{colour}" stroke="#333" stroke-width="{1 if n["is_node"] else 0.5}"'
-                   f'{dashed}/>'
-                   f'<text x="{x + 8}" y="{y + 18}" fill="#fff">{label}</text></g>')
-    out.append("</svg>")
+    for n in data["nodes"]:
+        out.append(_node_svg(n))
+    out.append("</g></svg>")
     return "\n".join(out)
+
+
+def _node_svg(n: dict[str, Any]) -> str:
+    x, y, w, h = n["x"], n["y"], n["w"], n["h"]
+    colour = COLOURS.get(n["state"], "#999")
+    ext = ' stroke-dasharray="3,2" opacity="0.7"' if n.get("external") else ""
+    stroke = f'stroke="#333" stroke-width="{1.2 if n["is_node"] else 0.6}"{ext}'
+    if n["shape"] == "box":
+        shape = (f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w}" height="{h}" '
+                 f'rx="3" fill="{colour}" {stroke}/>')
+    else:
+        shape = f'<ellipse cx="{x}" cy="{y}" rx="{w / 2}" ry="{h / 2}" fill="{colour}" {stroke}/>'
+    attrs = (f'data-key="{html.escape(n["key"])}" data-state="{n["state"]}" '
+             f'data-kind="{n["kind"]}" data-external="{str(bool(n.get("external"))).lower()}"')
+    if n.get("module"):
+        attrs += f' data-module="{html.escape(n["module"])}"'
+    return (f'<g class="node" {attrs}><title>{html.escape(_tooltip(n))}</title>{shape}'
+            f'<text x="{x}" y="{y + 4}" text-anchor="middle" fill="#fff">'
+            f'{html.escape(_label(n))}</text></g>')
 
 
 def _tooltip(n: dict[str, Any]) -> str:
@@ -78,50 +174,75 @@ def _tooltip(n: dict[str, Any]) -> str:
     if n.get("name") and n["name"] != n["key"]:
         parts.append(n["name"])
     if n.get("statement"):
-        parts.append(n["statement"])
+        parts.append(n["statement"][:400])
     return "\n".join(parts)
+
+
+def asset(name: str) -> str:
+    return files("harness.report").joinpath(name).read_text(encoding="utf-8")
+
+
+def json_script(element_id: str, data: Any) -> str:
+    """Data for the page's script, safe inside ``<script>`` (no ``</script>`` can end it)."""
+    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+    return f'<script id="{element_id}" type="application/json">{payload}</script>'
+
+
+def graph_component(data: dict[str, Any]) -> str:
+    """The interactive graph (controls, SVG, side panel) for a page that inlines the assets
+    returned by :func:`graph_assets`."""
+    legend = "".join(f'<label class="state"><input type="checkbox" class="status-filter" '
+                     f'value="{s}" checked><span style="background:{c}">{s}</span> '
+                     f'<small>{data["counts"].get(s, 0)}</small></label>'
+                     for s, c in COLOURS.items())
+    modules = sorted({n["module"] for n in data["nodes"] if n.get("module")})
+    options = "".join(f'<option value="{html.escape(m)}">{html.escape(m)}</option>'
+                      for m in modules)
+    lay = data["layout"]
+    return f"""<div class="hg" id="hg">
+<div class="hg-bar">
+<input id="search" type="search" placeholder="search label, Lean name, statement…" size="34">
+<span class="hg-states">{legend}</span>
+<label><input type="checkbox" id="hide-imported"> hide imported</label>
+<select id="scope" title="only the ancestors / descendants of the selected node">
+<option value="all">all nodes</option><option value="ancestors">ancestors of selected</option>
+<option value="descendants">descendants of selected</option></select>
+<select id="module"><option value="">all modules</option>{options}</select>
+<button id="zoom-in" title="zoom in">+</button><button id="zoom-out" title="zoom out">−</button>
+<button id="fit" title="fit to window">fit</button>
+<span id="visible-count"></span>
+</div>
+<div class="hg-main">
+<div id="graph" class="hg-graph">{render_svg(data, standalone=False)}</div>
+<div id="side" class="hg-side"><div id="results"></div><div id="detail">
+<p>Click a node. Solid edge: proof dependency; dashed: statement dependency. Boxes are
+definitions, ellipses lemmas and theorems; dashed outline: imported.</p>
+<p class="muted">layout: {html.escape(lay["engine"])} in {lay["seconds"]} s
+{html.escape(lay.get("note") or "")}</p></div></div>
+</div>
+{json_script("graph-data", data)}
+</div>"""
+
+
+def graph_assets() -> tuple[str, str]:
+    return asset("graph.css"), asset("graph.js")
 
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
+style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <title>Blueprint graph: {title}</title>
-<style>
-body {{ font-family: sans-serif; margin: 0; display: flex; height: 100vh; }}
-#graph {{ flex: 1; overflow: auto; }}
-#side {{ width: 360px; border-left: 1px solid #ccc; padding: 12px; overflow: auto; }}
-.node {{ cursor: pointer; }} .node:hover rect {{ stroke-width: 3; }}
-.legend span {{ display: inline-block; padding: 2px 6px; margin: 2px; color: #fff;
-  border-radius: 4px; }}
-pre {{ white-space: pre-wrap; background: #f6f6f6; padding: 6px; }}
+<style>{css}
+html, body {{ height: 100%; margin: 0; }} .hg {{ height: 100vh; }}
 </style></head><body>
-<div id="graph">{svg}</div>
-<div id="side"><h3>{title}</h3>
-<div class="legend">{legend}</div>
-<p>Solid edge: proof dependency. Dashed: statement dependency. Click a node.</p>
-<div id="detail"></div></div>
-<script id="data" type="application/json">{data}</script>
-<script>
-const DATA = JSON.parse(document.getElementById('data').textContent);
-const byKey = Object.fromEntries(DATA.nodes.map(n => [n.key, n]));
-function esc(s) {{ const d = document.createElement('div'); d.textContent = s ?? ''; return d.innerHTML; }}
-document.querySelectorAll('.node').forEach(g => g.addEventListener('click', () => {{
-  const n = byKey[g.dataset.key];
-  document.getElementById('detail').innerHTML =
-    '<h4>' + esc(n.key) + '</h4><p>' + esc(n.kind) + ' <b>' + esc(n.name || '') + '</b><br>' +
-    'body: ' + esc(n.body) + ', state: ' + esc(n.state) + ', priority ' + n.priority +
-    ', line ' + n.line + '</p>' +
-    (n.title ? '<p><i>' + esc(n.title) + '</i></p>' : '') +
-    (n.statement ? '<h5>Statement</h5><pre>' + esc(n.statement) + '</pre>' : '') +
-    (n.proof ? '<h5>Proof</h5><pre>' + esc(n.proof) + '</pre>' : '') +
-    '<h5>Uses</h5><p>statement: ' + esc(n.statement_deps.join(', ') || '-') +
-    '<br>proof: ' + esc(n.proof_deps.join(', ') || '-') + '</p>';
-}}));
-</script></body></html>
+{component}
+<script>{js}</script>
+</body></html>
 """
 
 
 def render_html(data: dict[str, Any]) -> str:
-    legend = "".join(f'<span style="background:{c}">{s}</span>' for s, c in COLOURS.items())
-    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-    return _PAGE.format(title=html.escape(data["file"]), svg=render_svg(data, standalone=False),
-                        legend=legend, data=payload)
+    css, js = graph_assets()
+    return _PAGE.format(title=html.escape(data["title"]), css=css, js=js,
+                        component=graph_component(data))

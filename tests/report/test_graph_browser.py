@@ -1,0 +1,191 @@
+"""The graph page in a real headless Chromium: every node rendered with its key, search, filters,
+pan/zoom, no console error, no network request (the browser's network is cut off)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from harness.blueprint import parse_text
+from harness.blueprint.dag import analyse
+from harness.blueprint.generate import generate_blueprint
+from harness.commands.graph import load_all
+from harness.report.graph import graph_data, render_html
+
+ROOT = Path(__file__).resolve().parents[2]
+BLUEPRINT = ROOT / "Blueprint"
+
+
+def harness(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=300)
+
+
+def expected_keys(files: list[Path]) -> set[str]:
+    """Independently of graph.py: every file's own node, and each imported node they use."""
+    keys: set[str] = set()
+    analyses = load_all(files)
+    for a in analyses:
+        keys.update(a.own)
+        keys.update(u for v in a.own for u in a.graph.predecessors(v))
+    return keys
+
+
+def rendered_keys(b) -> list[str]:
+    return b.evaluate("Array.from(document.querySelectorAll('#graph svg g.node'))"
+                      ".map(g => g.dataset.key)")
+
+
+def shown_keys(b) -> set[str]:
+    return set(b.evaluate("Array.from(document.querySelectorAll('#graph svg g.node'))"
+                          ".filter(g => getComputedStyle(g).display !== 'none')"
+                          ".map(g => g.dataset.key)"))
+
+
+def assert_clean(b, page: Path) -> None:
+    assert b.console_errors() == []
+    assert b.requests() == [page.resolve().as_uri()]  # the page itself, nothing else
+    assert b.evaluate("document.getElementById('hg').dataset.ready") == "true"
+
+
+def type_search(b, text: str) -> list[str]:
+    b.evaluate(f"(() => {{ const s = document.getElementById('search'); s.value = "
+               f"{json.dumps(text)}; s.dispatchEvent(new Event('input')); }})()")
+    return b.evaluate("Array.from(document.querySelectorAll('#results a')).map(a => a.dataset.key)")
+
+
+def test_workspace_graph_every_node_search_and_filters(tmp_path, browser, artifacts):
+    page = tmp_path / "graph.html"
+    r = harness("graph", str(BLUEPRINT), "-o", str(page))
+    assert r.returncode in (0, 1), r.stderr
+    files = sorted(BLUEPRINT.rglob("*.lean"))
+    want = expected_keys(files)
+    browser.open(page.as_uri())
+    got = rendered_keys(browser)
+    assert len(got) == len(set(got)) and set(got) == want
+    assert shown_keys(browser) == want
+    assert_clean(browser, page)
+    browser.screenshot(artifacts / "graph-workspace.png")
+
+    # search by a word of one node's statement: exactly the nodes whose text has it
+    data = json.loads(browser.evaluate("document.getElementById('graph-data').textContent"))
+    text = {n["key"]: " ".join(filter(None, [n["key"], n["label"], n["name"], n["title"],
+                                             n["statement"], n["module"]])).lower()
+            for n in data["nodes"]}
+    words = sorted({w for n in data["nodes"] for w in re.findall(r"[a-z]{6,}",
+                                                                  (n["statement"] or "").lower())})
+    word = min(words, key=lambda w: (sum(w in t for t in text.values()), w))
+    hits = {k for k, t in text.items() if word in t}
+    assert 1 <= len(hits) < len(want)
+    assert set(type_search(browser, word)) == hits
+    marked = browser.evaluate("Array.from(document.querySelectorAll('g.node.match'))"
+                              ".map(g => g.dataset.key)")
+    assert set(marked) == hits
+    assert type_search(browser, "zzqx-no-such-word") == []
+    type_search(browser, "")
+
+    # status filter: unticking "proved" hides exactly the proved nodes
+    states = {n["key"]: n["state"] for n in data["nodes"]}
+    browser.evaluate("(() => { const c = document.querySelector('.status-filter[value=proved]');"
+                     " c.checked = false; c.dispatchEvent(new Event('change')); })()")
+    assert shown_keys(browser) == {k for k, s in states.items() if s != "proved"}
+    assert "proved" in states.values()
+    browser.evaluate("(() => { const c = document.querySelector('.status-filter[value=proved]');"
+                     " c.checked = true; c.dispatchEvent(new Event('change')); })()")
+
+    # module filter
+    mod = sorted({n["module"] for n in data["nodes"]})[0]
+    browser.evaluate(f"(() => {{ const m = document.getElementById('module'); m.value = "
+                     f"{json.dumps(mod)}; m.dispatchEvent(new Event('change')); }})()")
+    assert shown_keys(browser) == {n["key"] for n in data["nodes"] if n["module"] == mod}
+    browser.evaluate("(() => { const m = document.getElementById('module'); m.value = '';"
+                     " m.dispatchEvent(new Event('change')); })()")
+
+    # ancestors / descendants of a clicked node, against networkx on the same edges
+    g = nx.DiGraph([(e["source"], e["target"]) for e in data["edges"]])
+    target = max(g.nodes, key=lambda k: (len(nx.ancestors(g, k)), k))
+    browser.evaluate(f"document.querySelector('g.node[data-key={json.dumps(target)}]')"
+                     ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+    detail = browser.evaluate("document.getElementById('detail').textContent")
+    assert target in detail and "Statement" in detail
+    for scope, rel in (("ancestors", nx.ancestors), ("descendants", nx.descendants)):
+        browser.evaluate(f"(() => {{ const s = document.getElementById('scope'); s.value = "
+                         f"'{scope}'; s.dispatchEvent(new Event('change')); }})()")
+        assert shown_keys(browser) == rel(g, target) | {target}
+    assert len(nx.ancestors(g, target)) >= 2
+    assert browser.console_errors() == []
+
+
+def test_single_file_imports_hidden_and_side_panel(tmp_path, browser, artifacts):
+    # the SLT file that imports the most: its imported nodes are drawn, and can be hidden
+    best = max(sorted((BLUEPRINT / "SLT").glob("*.lean")),
+               key=lambda f: len(expected_keys([f])) - len(load_all([f])[0].own))
+    a = load_all([best])[0]
+    imported = expected_keys([best]) - set(a.own)
+    assert imported, "no SLT blueprint file imports another"
+    page = tmp_path / "one.html"
+    page.write_text(render_html(graph_data(a, workspace=ROOT)))
+    browser.open(page.as_uri())
+    assert set(rendered_keys(browser)) == set(a.own) | imported
+    browser.evaluate("(() => { const c = document.getElementById('hide-imported');"
+                     " c.checked = true; c.dispatchEvent(new Event('change')); })()")
+    assert shown_keys(browser) == set(a.own)
+    # the panel shows the Lean signature of a node
+    key = next(k for k in a.own if a.decl(k).is_node and a.decl(k).name)
+    browser.evaluate(f"document.querySelector('g.node[data-key={json.dumps(key)}]')"
+                     ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+    detail = browser.evaluate("document.getElementById('detail').innerText")
+    assert "Lean signature" in detail and a.decl(key).name.split(".")[-1] in detail
+    # search by Lean name (any case) finds that node
+    assert key in type_search(browser, a.decl(key).name.upper())
+    type_search(browser, "")
+    assert_clean(browser, page)
+    browser.screenshot(artifacts / "graph-file-selected.png")
+
+
+def test_thousand_nodes_render_and_zoom(tmp_path, browser, artifacts):
+    a = analyse(parse_text(generate_blueprint(1000, seed=3), "big.lean"))
+    data = graph_data(a)
+    page = tmp_path / "big.html"
+    page.write_text(render_html(data))
+    browser.open(page.as_uri())
+    assert set(rendered_keys(browser)) == set(a.own)
+    before = browser.evaluate("document.getElementById('graph-svg').style.transform")
+    browser.evaluate("document.getElementById('zoom-in').click()")
+    after = browser.evaluate("document.getElementById('graph-svg').style.transform")
+    assert before != after and "scale" in after
+    assert_clean(browser, page)
+    browser.screenshot(artifacts / "graph-1000.png")
+
+
+def test_network_detector_catches_a_request(tmp_path, browser):
+    """The no-network check can fail: a page that asks for a remote image is caught (and the
+    request is blocked, the page still renders)."""
+    a = analyse(parse_text(generate_blueprint(10, seed=1), "small.lean"))
+    html = render_html(graph_data(a)).replace(
+        "<body>", '<body><img src="https://example.invalid/tracker.png" alt="">', 1)
+    html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+    page = tmp_path / "leaky.html"
+    page.write_text(html)
+    browser.open(page.as_uri())
+    assert "https://example.invalid/tracker.png" in browser.requests()
+    assert set(rendered_keys(browser)) == set(a.own)
+
+
+@pytest.mark.parametrize("engine", ["igraph"])
+def test_fallback_layout_page_renders(tmp_path, browser, engine, monkeypatch):
+    monkeypatch.setenv("HARNESS_DOT", "no-such-dot-executable")
+    a = analyse(parse_text(generate_blueprint(60, seed=2), "fb.lean"))
+    data = graph_data(a)
+    assert data["layout"]["engine"] == engine and "not found" in data["layout"]["note"]
+    page = tmp_path / "fb.html"
+    page.write_text(render_html(data))
+    browser.open(page.as_uri())
+    assert set(rendered_keys(browser)) == set(a.own)
+    assert_clean(browser, page)
