@@ -261,7 +261,7 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
         for gen in gens) if layer]
     targets = [k for k in own if g.out_degree(k) == 0 and g.nodes[k]["decl"].is_node
                and k not in informal]
-    critical = _critical_path(g, leaves, priority, proved, order)
+    critical = _critical_path(g, leaves, priority, proved | informal, order)  # work only
     known = set(g) | set(bp.prose_labels) | set(bp.tagged) | prose_labels(*imports, bp)
     for b in imports:
         known |= b.prose_labels | set(b.tagged)

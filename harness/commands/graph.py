@@ -41,7 +41,8 @@ def write_graph(file: Path, output: Path) -> dict:
         raise UsageError(f"{output}: cannot write: {err.strerror or err}") from None
     return {"file": str(file), "output": str(output), "format": fmt,
             "nodes": len(data["nodes"]), "edges": len(data["edges"]),
-            "findings": [f.line() for f in a.findings]}
+            "findings": [f.line() for f in a.findings],
+            "warnings": [f.line() for f in a.warnings]}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,4 +54,6 @@ def run(args: argparse.Namespace) -> int:
               f"{info['edges']} edges)")
         for line in info["findings"]:  # exit 1 says there are findings: say which
             print(line, file=sys.stderr)
+        for line in info["warnings"]:
+            print(f"{line} (warning)", file=sys.stderr)
     return int(ExitCode.FINDINGS if info["findings"] else ExitCode.OK)

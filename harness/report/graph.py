@@ -13,7 +13,8 @@ from typing import Any
 from harness.blueprint.dag import Analysis
 from harness.report.summary import counts, node_dict
 
-COLOURS = {"proved": "#2e9d4b", "ready": "#2f7fd8", "waiting": "#d9a21b", "open": "#9aa1a9"}
+COLOURS = {"proved": "#2e9d4b", "ready": "#2f7fd8", "waiting": "#d9a21b", "open": "#9aa1a9",
+           "informal": "#8a6fb5"}  # informal: a `blueprint_comment` node with no Lean
 W, H, BOX_W, BOX_H = 240, 44, 200, 28
 
 
@@ -75,8 +76,9 @@ def render_svg(data: dict[str, Any], *, standalone: bool = True) -> str:
 
 def _tooltip(n: dict[str, Any]) -> str:
     parts = [f"{n['key']} ({n['kind']}, {n['state']})"]
-    if n.get("name") and n["name"] != n["key"]:
-        parts.append(n["name"])
+    names = [x for x in n.get("names") or [n.get("name")] if x and x != n["key"]]
+    if names:
+        parts.append(", ".join(names))
     if n.get("statement"):
         parts.append(n["statement"])
     return "\n".join(parts)
