@@ -54,15 +54,26 @@ def node_text(bp: Blueprint, d: Decl) -> str:
     return head + " :=\n  <proof>"
 
 
-def _informal(d: Decl) -> str:
+def _node_prose(bp: Blueprint, d: Decl, field_name: str) -> str | None:
+    """A field of the node's prose: the part's own, else another part's (a shared label
+    usually writes its statement once)."""
+    for p in [d, *bp.parts(d.node_key)]:
+        value = getattr(p.blueprint, field_name, None) if p.blueprint else None
+        if value:
+            return value
+    return None
+
+
+def _informal(bp: Blueprint, d: Decl) -> str:
     bpa = d.blueprint
     if bpa is None:
         return ""
     parts = []
-    if bpa.title:
-        parts.append(f"Title: {bpa.title.strip()}")
-    if bpa.statement:
-        parts.append(f"Informal statement: {bpa.statement.strip()}")
+    title, statement = _node_prose(bp, d, "title"), _node_prose(bp, d, "statement")
+    if title:
+        parts.append(f"Title: {title.strip()}")
+    if statement:
+        parts.append(f"Informal statement: {statement.strip()}")
     proof = d.proof_text  # `proof :=`, else the proof docstrings in the tactic block
     if proof:
         parts.append(f"Informal proof: {proof.strip()}")
@@ -78,7 +89,7 @@ def _links(bp: Blueprint, d: Decl, graph: nx.DiGraph) -> str:
     if bpa is None:
         return ""
     seen: list[str] = []
-    for prose in (bpa.statement, d.proof_text):
+    for prose in (_node_prose(bp, d, "statement"), d.proof_text):
         seen += [lbl for _, lbl in refs(prose) if lbl not in seen and lbl != d.node_key]
     lines = []
     for lbl in seen:
@@ -124,7 +135,7 @@ def build_context(bp: Blueprint, label: str, graph: nx.DiGraph | None = None,
     if scope:
         tail_parts.append("Scope in force:\n```lean\n" + scope + "\n```")
     tail_parts.append("```lean\n" + node_text(bp, node) + "\n```")
-    informal = _informal(node)
+    informal = _informal(bp, node)
     if informal:
         tail_parts.append(informal)
     links = _links(bp, node, graph)
