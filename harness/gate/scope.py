@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from harness.blueprint.deps import Resolver
-from harness.blueprint.model import Blueprint, BodyStatus, Command, Decl, DeclKind
+from harness.blueprint.model import Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind
 from harness.errors import UsageError
 from harness.gate.fingerprint import Normaliser
 from harness.gate.forbidden import claims_proved
@@ -68,6 +68,8 @@ class _Side:
         d = c.decl
         if d is not None and d.key in self.allowed:
             return ("allowed", d.key)
+        if c.kind == CommandKind.BLUEPRINT_COMMENT:  # its text is a comment the tokens skip
+            return ("cmd", " ".join(c.span.slice(self.bp.text).split()))
         return ("cmd", self.norm.span(c.span), _fields(d) if d else ())
 
 

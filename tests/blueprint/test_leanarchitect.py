@@ -392,3 +392,21 @@ def test_random_body_edits_never_change_another_commands_bytes(text, data):
         assert after == before
         text, bp = new, bp2
         decls = [c for c in bp.commands if c.decl is not None]
+
+
+def test_gate_scope_sees_a_changed_blueprint_comment():
+    from harness.gate import fingerprint as fp
+    from harness.gate.scope import check_scope
+    from harness.gate.tokens import lex
+
+    def side(t: str):
+        return parse_text(t, "g.lean"), fp.Normaliser(t, lex(t))
+
+    base = textwrap.dedent(COMMENTED).lstrip("\n")
+    b, bn = side(base)
+    assert check_scope(b, bn, *side(replace_body(b, "lem:a", "by\n  trivial")), {"lem:a"}) == []
+    n, nn = side(base.replace("Everyone knows this", "Nobody knows this"))
+    problems = check_scope(b, bn, n, nn, {"lem:a"})
+    assert [p.message for p in problems] == [
+        "`blueprint_comment` command is outside the allowed nodes (new or changed; helpers go "
+        "directly before an allowed node)"]
