@@ -63,3 +63,20 @@ def test_run_proves_every_part_and_then_the_node(tmp_path) -> None:
     seq = {e["node"]: e["seq"] for e in evs if e["kind"] == "dispatch"}
     merged = {n: e["seq"] for e in evs if e["kind"] == "merged" for n in e["nodes"]}
     assert merged["P.pair_left"] < seq["thm:after"] and merged["P.pair_right"] < seq["thm:after"]
+
+
+def test_check_node_on_a_shared_label_checks_every_part(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tests.orchestrator.support import ROOT, fake_env
+
+    f = workspace(tmp_path, SHARED, "Shared.lean")
+    r = subprocess.run([sys.executable, "-m", "harness", "check", str(f), "--node", "thm:pair",
+                        "--json"], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env=fake_env())
+    assert r.returncode == 1, r.stderr  # both parts use sorry
+    nodes = json.loads(r.stdout)["nodes"]
+    assert [(n["key"], n["status"]) for n in nodes] == [("P.pair_left", "sorry"),
+                                                        ("P.pair_right", "sorry")]
