@@ -46,8 +46,11 @@ def resolve_allowed(base: Blueprint, allow: set[str]) -> set[str]:
     keys: set[str] = set()
     for a in allow:
         hit = [d for d in base.decls if d.key == a or d.name == a or d.short_name == a]
-        if not hit:
-            raise UsageError(f"--allow {a}: no such node in the base blueprint")
+        if not hit:  # a label shared by several declarations allows every part
+            keys.update(d.key for d in base.decls if d.label == a)
+            if not any(d.label == a for d in base.decls):
+                raise UsageError(f"--allow {a}: no such node in the base blueprint")
+            continue
         keys.add(hit[0].key)
     return keys
 

@@ -410,3 +410,11 @@ def test_gate_scope_sees_a_changed_blueprint_comment():
     assert [p.message for p in problems] == [
         "`blueprint_comment` command is outside the allowed nodes (new or changed; helpers go "
         "directly before an allowed node)"]
+
+
+def test_gate_allow_on_a_shared_label_allows_every_part():
+    from harness.gate.scope import resolve_allowed
+
+    bp = P(SHARED.format(right="sorry"))
+    assert resolve_allowed(bp, {"thm:two"}) == {"S.two_left", "S.two_right"}
+    assert resolve_allowed(bp, {"S.two_right"}) == {"S.two_right"}
