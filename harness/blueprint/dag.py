@@ -159,7 +159,11 @@ def _edges(g: nx.DiGraph, bp: Blueprint, imports: list[Blueprint], order: dict[s
             part = got.get(d.key) if not isinstance(d, InformalNode) else None
             if part is not None:
                 dd.statement |= {vertex_of.get(t, t) for t in part.statement}
-                dd.proof |= {vertex_of.get(t, t) for t in part.proof}
+                if d.has_proof:
+                    dd.proof |= {vertex_of.get(t, t) for t in part.proof}
+                else:  # no proof part: every use is a statement use, `uses` exclusions last
+                    extra = {vertex_of.get(t, t) for t in part.proof}
+                    dd.statement |= extra - _excluded(resolver, d, vertex_of)
             _label_uses(g, d, dd)
     for key, dd in deps.items():
         for src in sorted(dd.statement | dd.proof, key=lambda k: order.get(k, 0)):
@@ -172,6 +176,19 @@ def _edges(g: nx.DiGraph, bp: Blueprint, imports: list[Blueprint], order: dict[s
                 kinds.add("proof")
             g.add_edge(src, key, kinds=frozenset(kinds))
     return deps
+
+
+def _excluded(r: Resolver, d: Decl, vertex_of: dict[str, str]) -> set[str]:
+    """The vertices `uses := [-x, -"l"]` excludes."""
+    out: set[str] = set()
+    for item in d.blueprint.uses if d.blueprint else []:
+        if item.startswith("-"):
+            body = item[1:]
+            hit = (r.by_label.get(body[len("label:"):]) if body.startswith("label:")
+                   else r.resolve(body, d))
+            if hit is not None:
+                out.add(vertex_of.get(hit.key, hit.key))
+    return out
 
 
 def _label_uses(g: nx.DiGraph, d, dd: DeclDeps) -> None:

@@ -180,6 +180,16 @@ class Decl:
         return tuple(n for n in (self.name, *self.aliases) if n)
 
     @property
+    def has_proof(self) -> bool:
+        """Whether the node has a proof part: `hasProof`, else `proof :=` given or a theorem
+        (Architect/Attribute.lean `hasProof`). Without one, everything it uses is a statement
+        use (`mkNode`: `statementUsed ∪ proofUsed`)."""
+        b = self.blueprint
+        if b is not None and b.has_proof is not None:
+            return b.has_proof
+        return (b is not None and b.proof is not None) or self.kind.is_proof
+
+    @property
     def is_node(self) -> bool:
         return self.blueprint is not None
 

@@ -418,3 +418,19 @@ def test_gate_allow_on_a_shared_label_allows_every_part():
     bp = P(SHARED.format(right="sorry"))
     assert resolve_allowed(bp, {"thm:two"}) == {"S.two_left", "S.two_right"}
     assert resolve_allowed(bp, {"S.two_right"}) == {"S.two_right"}
+
+
+def test_has_proof_decides_whether_body_uses_are_proof_uses():
+    a = A('''
+        @[blueprint "def:f"] def f (n : Nat) : Nat := n
+        @[blueprint "def:g"] def g (n : Nat) : Nat := f n
+        @[blueprint "def:h" (hasProof := true)] def h (n : Nat) : Nat := f n
+        @[blueprint "def:e" (uses := [-f])] def e (n : Nat) : Nat := f n
+        @[blueprint "lem:t" (hasProof := false)] theorem t : f 0 = 0 := by
+          simp [g]
+    ''')
+    kinds = {(u, v): sorted(k) for u, v, k in a.graph.edges(data="kinds")}
+    assert kinds[("def:f", "def:g")] == ["statement"]  # a definition has no proof part
+    assert kinds[("def:f", "def:h")] == ["proof"]
+    assert ("def:f", "def:e") not in kinds  # the exclusion applies to the merged uses
+    assert kinds[("def:g", "lem:t")] == ["statement"]
