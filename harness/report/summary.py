@@ -62,7 +62,9 @@ def counts(a: Analysis) -> dict[str, Any]:
     nodes = sum(1 for k in a.own if a.decl(k).is_node)
     own = set(a.own)
     edges = sum(1 for _, v in a.graph.edges if v in own)
+    informal = sum(1 for k in a.own if a.is_informal(k))  # among the nodes, with no Lean
     return {"declarations": len(a.own), "nodes": nodes, "context": len(a.own) - nodes,
+            "informal": informal,
             "edges": edges, "imported": a.graph.number_of_nodes() - len(a.own),
             "by_state": dict(states), "by_body": dict(bodies)}
 

@@ -434,3 +434,12 @@ def test_has_proof_decides_whether_body_uses_are_proof_uses():
     assert kinds[("def:f", "def:h")] == ["proof"]
     assert ("def:f", "def:e") not in kinds  # the exclusion applies to the merged uses
     assert kinds[("def:g", "lem:t")] == ["statement"]
+
+
+def test_replace_body_on_a_shared_label_asks_for_the_part():
+    import pytest
+
+    bp = P(SHARED.format(right="sorry"))
+    with pytest.raises(KeyError, match=r"label `thm:two` is shared by 2 declarations "
+                                       r"\(S.two_left, S.two_right\): name one"):
+        replace_body(bp, "thm:two", "by\n  rfl")
