@@ -299,6 +299,7 @@ class Session:
         a = self._analysis(record)
         waiting_on_imports = 0  # open nodes whose only missing proofs are in imported files
         if a is not None:
+            ours = {id(d) for d in a.blueprint.decls}
             for k in a.own:
                 d = a.decl(k)
                 if not d.is_node or not d.kind.is_proof:
@@ -311,8 +312,13 @@ class Session:
                         (st.merged_nodes[u] for u in units if u in st.merged_nodes), None))
                 elif stuck:
                     nodes[k] = NodeResult(status="blocked", reason=blocked[stuck[0]], attempts=n)
-                elif any(p.status in OPEN_STATUSES for p in a.parts(k)):
+                elif any(p.status in OPEN_STATUSES and id(p) in ours for p in a.parts(k)):
                     nodes[k] = NodeResult(status="open", reason="needs a proof", attempts=n)
+                elif ext_parts := [p.name or p.key for p in a.parts(k)
+                                   if p.status in OPEN_STATUSES and id(p) not in ours]:
+                    waiting_on_imports += 1  # a shared label: its open part is another file's
+                    nodes[k] = NodeResult(status="open", attempts=n, reason=(
+                        "rests on unproved nodes of imported files: " + ", ".join(ext_parts)))
                 else:
                     ext = _unproved_imports(a, k)
                     if ext is not None:

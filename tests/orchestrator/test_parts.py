@@ -80,3 +80,22 @@ def test_check_node_on_a_shared_label_checks_every_part(tmp_path) -> None:
     nodes = json.loads(r.stdout)["nodes"]
     assert [(n["key"], n["status"]) for n in nodes] == [("P.pair_left", "sorry"),
                                                         ("P.pair_right", "sorry")]
+
+
+def test_run_on_a_file_whose_shared_label_has_an_open_part_elsewhere(tmp_path) -> None:
+    import json
+
+    from tests.orchestrator.test_run_cli import harness
+
+    f = workspace(tmp_path, 'import Blueprint.A\nimport Architect\n'
+                  '@[blueprint "thm:split"]\ntheorem split_b : True := trivial\n', "B.lean")
+    (f.parent / "A.lean").write_text(
+        'import Architect\n@[blueprint "thm:split"]\ntheorem split_a : True := by\n  sorry\n')
+    out = harness(["run", str(f), "--json"], f.parent.parent)
+    assert out.returncode == 1, out.stderr
+    res = json.loads(out.stdout)
+    assert res["nodes"]["thm:split"] == {
+        **res["nodes"]["thm:split"], "status": "open",
+        "reason": "rests on unproved nodes of imported files: split_a"}
+    assert res["stop_reason"] == ("no work left here: 1 open node rests on unproved nodes "
+                                  "(of imported files)")
