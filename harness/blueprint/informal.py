@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from harness.blueprint.model import BlueprintAttr, InformalNode, Pos, Span
+
+if TYPE_CHECKING:
+    from harness.blueprint.parse import _Parser
 
 # leanblueprint's theorem-like environments (its `thms` option) and the usual extras
 NODE_ENVS = frozenset({
@@ -85,3 +89,18 @@ def informal_nodes(text: str, start: int, end: int, pos: Callable[[int], Pos]
         nodes.append(InformalNode(attr, pos(start + m.start()), pos(start + after),
                                   Span(start + m.start(), start + after)))
         i = after
+
+
+def blueprint_comment(p: _Parser, at: int, end: int) -> int:
+    """`blueprint_comment /-- … -/`: its own command (never part of the declaration before
+    it); LaTeX environments with a `\\label` in it are informal nodes. Returns the end of
+    the command (of its comment)."""
+    doc = p.doc_at.get(p.skip_ws_text(at + len("blueprint_comment"), end))
+    if doc is None or doc.kind != "doc_comment":
+        raise p.error(at, "`blueprint_comment` must be followed by a `/-- … -/` comment")
+    if p.masked[doc.end:end].strip():
+        raise p.error(doc.end, "unexpected text after the `blueprint_comment` comment")
+    nodes, labels = informal_nodes(p.text, doc.start + 3, doc.end - 2, p.pos)
+    p.informal.extend(nodes)
+    p.prose_labels |= labels
+    return doc.end

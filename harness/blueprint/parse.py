@@ -15,8 +15,9 @@ from bisect import bisect_left
 from pathlib import Path
 
 from harness.blueprint import attrs as attr_parse
+from harness.blueprint import labels
 from harness.blueprint.cursor import Source
-from harness.blueprint.informal import informal_nodes
+from harness.blueprint.informal import blueprint_comment
 from harness.blueprint.lexer import IDENT, Region, strip_guillemets
 from harness.blueprint.model import (
     Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, InformalNode, Span, gc_paused,
@@ -110,7 +111,7 @@ class _Parser(Source):
                 header_end = c.span.end
             else:
                 break
-        self.check_labels(decls)
+        labels.check_labels(self, decls)
         bp = Blueprint(self.path, self.text, self.bom, commands, decls, Span(0, header_end),
                        self.findings, self.starts, self.masked)
         bp.tagged = self.tagged
@@ -239,7 +240,7 @@ class _Parser(Source):
         at = head["at"]
         span_end = self.trim_end(start, end)
         if kw == "blueprint_comment":  # the comment is the command (trim_end backs over it)
-            span_end = self.blueprint_comment(at, end)
+            span_end = blueprint_comment(self, at, end)
         span = Span(start, span_end)
         pos = self.pos(at)
         if kw == "/-!":
@@ -263,20 +264,6 @@ class _Parser(Source):
             self.finding("misplaced-attribute", head["attrs"][0][0],
                          f"attribute before `{kw}`, which is not a declaration")
         return Command(kind, kw, span, pos)
-
-    def blueprint_comment(self, at: int, end: int) -> int:
-        """`blueprint_comment /-- … -/`: its own command (never part of the declaration before
-        it); LaTeX environments with a `\\label` in it are informal nodes. Returns the end of
-        the command (of its comment)."""
-        doc = self.doc_at.get(self.skip_ws_text(at + len("blueprint_comment"), end))
-        if doc is None or doc.kind != "doc_comment":
-            raise self.error(at, "`blueprint_comment` must be followed by a `/-- … -/` comment")
-        if self.masked[doc.end:end].strip():
-            raise self.error(doc.end, "unexpected text after the `blueprint_comment` comment")
-        nodes, labels = informal_nodes(self.text, doc.start + 3, doc.end - 2, self.pos)
-        self.informal.extend(nodes)
-        self.prose_labels |= labels
-        return doc.end
 
     # -- declarations ----------------------------------------------------------------------
     def decl(self, span: Span, head: dict, kind: DeclKind, kw_end: int) -> Command:
@@ -421,34 +408,3 @@ class _Parser(Source):
         if not stripped or stripped == "by":  # `:= by` with nothing after it
             return BodyStatus.NO_BODY, sorry_using
         return BodyStatus.COMPLETE, sorry_using
-
-    def check_labels(self, decls: list[Decl]) -> None:
-        """Declarations sharing a label are one node (LeanArchitect README, "Multiple Lean
-        declarations"; Architect/Output.lean merges them by `getLeanNamesOfLatexLabel`): each
-        is a part. Parts of unrelated kinds (a definition and a theorem) are allowed, but are
-        worth a warning. A Lean name declared twice is an error Lean reports too."""
-        by_label: dict[str, list[Decl]] = {}
-        names: dict[str, Decl] = {}
-        for d in decls:
-            if d.blueprint is not None:
-                by_label.setdefault(d.blueprint.label, []).append(d)
-            if d.name is not None:
-                first_n = names.get(d.name)
-                if first_n is not None:
-                    self.finding("duplicate-name", self.starts[d.name_pos.line - 1] + d.name_pos.col,
-                                 f"`{d.name}` is declared twice (first at {first_n.name_pos})",
-                                 d.label)
-                else:
-                    names[d.name] = d
-        for label, parts in by_label.items():
-            if len(parts) < 2:
-                continue
-            for d in parts:
-                d.shared = d.name is not None  # an unnamed part keeps the label as its key
-            if len({d.kind.is_proof for d in parts}) > 1:
-                first, other = parts[0], next(d for d in parts if d.kind.is_proof
-                                              != parts[0].kind.is_proof)
-                self.warn("label-collision", other.blueprint.span.start,  # type: ignore[union-attr]
-                          f"label `{label}` is shared by `{first.kind.value} {first.name}` and "
-                          f"`{other.kind.value} {other.name}`: one node with both as parts",
-                          label)
