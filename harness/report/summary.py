@@ -74,6 +74,7 @@ def plan_dict(a: Analysis) -> dict[str, Any]:
         "file": a.blueprint.display_path,
         "counts": counts(a),
         "leaves": [{"key": k, "label": a.decl(k).label, "name": a.decl(k).name,
+                    "names": [n for p in a.parts(k) for n in p.names],
                     "priority": a.priority[k], "line": a.decl(k).pos.line} for k in a.leaves],
         "layers": a.layers,
         "critical_path": a.critical_path,
