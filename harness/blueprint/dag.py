@@ -286,6 +286,14 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
     a = Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
                  findings, own=own, warnings=warnings, links=links)
     a.warnings.extend(link_warnings(a))
+    for k in own:  # an informal node's `\\uses` pass through LeanArchitect unchecked
+        n = g.nodes[k]["decl"]
+        if isinstance(n, InformalNode):
+            for item in [*n.blueprint.uses, *n.blueprint.proof_uses]:
+                if item.removeprefix("label:") not in known:
+                    a.warnings.append(Finding(
+                        "dangling-use", f"\\uses{{{item.removeprefix('label:')}}} in informal "
+                        f"node `{k}` names no node or label", bp.display_path, n.pos, k))
     return a
 
 

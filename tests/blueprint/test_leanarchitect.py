@@ -443,3 +443,14 @@ def test_replace_body_on_a_shared_label_asks_for_the_part():
     with pytest.raises(KeyError, match=r"label `thm:two` is shared by 2 declarations "
                                        r"\(S.two_left, S.two_right\): name one"):
         replace_body(bp, "thm:two", "by\n  rfl")
+
+
+def test_informal_uses_of_unknown_labels_are_warnings():
+    a = A('''
+        blueprint_comment /--
+        \\begin{lemma}\\label{lem:i}\\uses{lem:ghost}Text.\\end{lemma}
+        -/
+    ''')
+    assert not a.findings
+    assert [w.message for w in a.warnings] == [
+        "\\uses{lem:ghost} in informal node `lem:i` names no node or label"]
