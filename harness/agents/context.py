@@ -54,18 +54,51 @@ def node_text(bp: Blueprint, d: Decl) -> str:
     return head + " :=\n  <proof>"
 
 
-def _informal(d: Decl) -> str:
+def _node_prose(bp: Blueprint, d: Decl, field_name: str) -> str | None:
+    """A field of the node's prose: the part's own, else another part's (a shared label
+    usually writes its statement once)."""
+    for p in [d, *bp.parts(d.node_key)]:
+        value = getattr(p.blueprint, field_name, None) if p.blueprint else None
+        if value:
+            return value
+    return None
+
+
+def _informal(bp: Blueprint, d: Decl) -> str:
     bpa = d.blueprint
     if bpa is None:
         return ""
     parts = []
-    if bpa.title:
-        parts.append(f"Title: {bpa.title.strip()}")
-    if bpa.statement:
-        parts.append(f"Informal statement: {bpa.statement.strip()}")
-    if bpa.proof:
-        parts.append(f"Informal proof: {bpa.proof.strip()}")
+    title, statement = _node_prose(bp, d, "title"), _node_prose(bp, d, "statement")
+    if title:
+        parts.append(f"Title: {title.strip()}")
+    if statement:
+        parts.append(f"Informal statement: {statement.strip()}")
+    proof = d.proof_text  # `proof :=`, else the proof docstrings in the tactic block
+    if proof:
+        parts.append(f"Informal proof: {proof.strip()}")
     return "\n".join(parts)
+
+
+def _links(bp: Blueprint, d: Decl, graph: nx.DiGraph) -> str:
+    """Prose `\\cref`s of the node: links for the reader, not dependencies (the linked node
+    may come later in the file, where Lean cannot use it)."""
+    from harness.blueprint.links import refs
+
+    bpa = d.blueprint
+    if bpa is None:
+        return ""
+    seen: list[str] = []
+    for prose in (_node_prose(bp, d, "statement"), d.proof_text):
+        seen += [lbl for _, lbl in refs(prose) if lbl not in seen and lbl != d.node_key]
+    lines = []
+    for lbl in seen:
+        target = graph.nodes[lbl].get("decl") if lbl in graph else None
+        stmt = getattr(getattr(target, "blueprint", None), "statement", None) or ""
+        first = stmt.strip().splitlines()[0][:200] if stmt.strip() else ""
+        lines.append(f"- {lbl}" + (f": {first}" if first else ""))
+    return ("Referenced in the prose (links, not dependencies):\n" + "\n".join(lines)
+            if lines else "")
 
 
 def dependency_order(graph: nx.DiGraph, key: str) -> list[str]:
@@ -102,9 +135,12 @@ def build_context(bp: Blueprint, label: str, graph: nx.DiGraph | None = None,
     if scope:
         tail_parts.append("Scope in force:\n```lean\n" + scope + "\n```")
     tail_parts.append("```lean\n" + node_text(bp, node) + "\n```")
-    informal = _informal(node)
+    informal = _informal(bp, node)
     if informal:
         tail_parts.append(informal)
+    links = _links(bp, node, graph)
+    if links:
+        tail_parts.append(links)
     tail = "\n\n".join(tail_parts)
     fixed = "## Header\n```lean\n" + header + "\n```\n\n" + tail
     budget = max_tokens * 4 - len(fixed) - 200  # chars left for dependencies
@@ -113,22 +149,19 @@ def build_context(bp: Blueprint, label: str, graph: nx.DiGraph | None = None,
     omitted: list[str] = []
     blocks: list[tuple[int, str]] = []
     stubs: list[tuple[int, str]] = []
-    for key in dependency_order(graph, node.key):
-        try:
-            d = bp.by_key(key)
-        except KeyError:
-            continue  # a dangling reference: dag findings report it
+    for d in (p for k in dependency_order(graph, node.node_key)
+              for p in bp.parts(k)):  # every part of a shared label; none: imported
         block = statement_text(bp, d)
         if d.blueprint and d.blueprint.statement:
             block = f"-- [{d.key}] {d.blueprint.statement.strip().splitlines()[0][:300]}\n" + block
         if budget - len(block) < 0:
-            omitted.append(key)
+            omitted.append(d.key)
             continue
         budget -= len(block) + 2
         blocks.append((d.span.start, block))
         stubs.append((d.span.start, block if d.kind.is_definition
                       else block.removesuffix(" := …") + " := by\n  sorry"))
-        included.append(key)
+        included.append(d.key)
     deps = ""
     if blocks:
         deps = ("## Statements it may use (proofs omitted)\n```lean\n"

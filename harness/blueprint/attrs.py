@@ -90,6 +90,8 @@ def parse_blueprint(p: _Parser, start: int, end: int, attr_span: Span) -> Bluepr
         attr.fields[name] = raw
         _assign(p, attr, name, v_start, v_end)
         i = p.skip_ws(close, end)
+    if attr.latex_label:  # options are read after the positional label: the last one wins
+        attr.label = attr.latex_label  # (Architect/Attribute.lean, `elabBlueprintConfig`)
     return attr
 
 
@@ -167,3 +169,78 @@ def _lookup(p: _Parser, name: str) -> Decl | None:
             if d.name == full:
                 return d
     return None
+
+
+TO_ADDITIVE = re.compile(r"to_additive(?![\w'?!])")
+# Mathlib's `ToAdditive.nameDict` (Mathlib/Tactic/ToAdditive/GuessName.lean): the common words
+_NAME_DICT = {
+    "one": ["Zero"], "mul": ["Add"], "smul": ["VAdd"], "inv": ["Neg"], "div": ["Sub"],
+    "prod": ["Sum"], "hmul": ["HAdd"], "hsmul": ["HVAdd"], "hdiv": ["HSub"], "hpow": ["HSMul"],
+    "finprod": ["Finsum"], "tprod": ["TSum"], "pow": ["NSMul"], "npow": ["NSMul"],
+    "zpow": ["ZSMul"], "mabs": ["Abs"], "monoid": ["Add", "Monoid"],
+    "submonoid": ["Add", "Submonoid"], "group": ["Add", "Group"],
+    "subgroup": ["Add", "Subgroup"], "semigroup": ["Add", "Semigroup"], "unit": ["Add", "Unit"],
+    "units": ["Add", "Units"], "commute": ["Add", "Commute"], "powers": ["Multiples"],
+    "zpowers": ["ZMultiples"], "multipliable": ["Summable"],
+}
+_CASE_SPLIT = re.compile(r"_|[^_]+?(?:(?<=[a-z0-9])(?=[A-Z])|(?=_)|$)")
+
+
+def guess_additive(name: str) -> str:
+    """The additive name `to_additive` generates for ``name`` when none is given: Mathlib's
+    word-by-word `guessName` on the last component (without its abbreviation fixes)."""
+    *ns, last = name.split(".")
+    out: list[str] = []
+    for part in _CASE_SPLIT.findall(last):
+        words = _NAME_DICT.get(part.lower())
+        if not words:
+            out.append(part)
+            continue
+        if not part[0].isupper():  # `decapitalizeFirstLike`: keep the input's case
+            head = words[0]
+            k = 0
+            while k < len(head) and head[k].isupper():
+                k += 1
+            words = [head[:k].lower() + head[k:], *words[1:]]
+        out.extend(words)
+    return ".".join([*ns, "".join(out)])
+
+
+def to_additive(p: _Parser, start: int, end: int, attr_span: Span, source: str | None
+                ) -> tuple[BlueprintAttr | None, str | None]:
+    """`@[to_additive existing? name? "doc"? (attr := …, blueprint "l" …) …]`: the blueprint
+    attribute it applies to both declarations, and the additive declaration's name."""
+    m = p.masked
+    i = p.skip_ws(start + len("to_additive"), end)
+    explicit: str | None = None
+    found: BlueprintAttr | None = None
+    while i < end:
+        if m.startswith("(", i):
+            close = p.match_bracket(i, "`to_additive` option")
+            fm = _FIELD.match(m, i)
+            if fm is not None and fm.group(1) == "attr":
+                for s, e in split_entries(m, fm.end(), close - 1, p.text):
+                    s = p.skip_ws(s, e)
+                    if BLUEPRINT_ENTRY.match(m, s):
+                        found = parse_blueprint(p, s, e, attr_span)
+            i = p.skip_ws(close, end)
+            continue
+        r = p.region_at.get(i)
+        if r is not None:  # the additive docstring
+            i = p.skip_ws(r.end, end)
+            continue
+        im = IDENT.match(p.text, i)
+        if im is None or im.end() > end:
+            break
+        word = strip_guillemets(im.group(0))
+        if word != "existing" and explicit is None:
+            explicit = word
+        i = p.skip_ws(im.end(), end)
+    if found is None or source is None:
+        return found, None
+    if explicit is None:
+        return found, guess_additive(source)
+    if explicit.startswith("_root_."):
+        return found, explicit[len("_root_."):]
+    parent = source.rsplit(".", 1)[0] if "." in source else ""
+    return found, f"{parent}.{explicit}" if parent and "." not in explicit else explicit

@@ -41,6 +41,7 @@ class Source:
         self.comments = [r for r in self.regs if r.kind.endswith("comment") or r.kind == "module_doc"]
         self.comment_ends = [r.end for r in self.comments]
         self.findings: list[Finding] = []
+        self.warnings: list[Finding] = []  # worth saying, but not a finding (exit 0)
         self._brackets: dict[int, int] = {}  # `@[` brackets are matched more than once
 
     # -- helpers ---------------------------------------------------------------------------
@@ -53,6 +54,9 @@ class Source:
 
     def finding(self, code: str, offset: int, message: str, label: str | None = None) -> None:
         self.findings.append(Finding(code, message, self._display, self.pos(offset), label))
+
+    def warn(self, code: str, offset: int, message: str, label: str | None = None) -> None:
+        self.warnings.append(Finding(code, message, self._display, self.pos(offset), label))
 
     @property
     def _display(self) -> str:

@@ -1,11 +1,15 @@
 """The proof DAG: what is proved, what is ready to work on, and in which order.
 
-Vertices are all declarations (``Decl.key``: the label of a node, the Lean name of context).
-An edge ``a -> b`` means *b rests on a*; its ``kinds`` attribute says whether a is used by b's
-statement, its proof, or both.
+Vertices are nodes and context declarations (``Decl.node_key``: the label of a node, the Lean
+name of context). Declarations sharing a label are the *parts* of one node (LeanArchitect
+README, "Multiple Lean declarations"): its dependencies are their union, it is complete only
+when every part is. Informal nodes (LaTeX environments in a `blueprint_comment`) are vertices
+with no Lean: never proved, never work, and no obstacle to what rests on them. An edge
+``a -> b`` means *b rests on a*; its ``kinds`` attribute says whether a is used by b's
+statement, its proof, or both. Prose `\\cref`/`\\ref` are links (:mod:`.links`), not edges.
 
-- *proved*: the body is complete and everything it rests on is proved (transitively; a node on a
-  cycle is never proved).
+- *proved*: every part's body is complete and everything it rests on is proved (transitively;
+  a node on a cycle is never proved).
 - *dynamic leaf*: an unproved node with an incomplete body whose dependencies are all proved —
   the work that can start now.
 - *priority*: the length of the longest chain of unproved work from the node to a target,
@@ -19,15 +23,16 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from harness.blueprint.deps import DeclDeps, Resolver, collect
-from harness.blueprint.model import Blueprint, Decl, Finding, gc_paused
+from harness.blueprint.deps import DeclDeps, Resolver, collect, prose_labels
+from harness.blueprint.links import Link, link_warnings, node_links
+from harness.blueprint.model import Blueprint, Decl, Finding, InformalNode, gc_paused
 
 
 @dataclass(slots=True)
 class Analysis:
     blueprint: Blueprint
     graph: nx.DiGraph
-    deps: dict[str, DeclDeps]
+    deps: dict[str, DeclDeps]  # per vertex: the union over its parts
     proved: set[str]
     leaves: list[str]  # highest priority first, then file order
     priority: dict[str, int]
@@ -38,24 +43,41 @@ class Analysis:
     findings: list[Finding] = field(default_factory=list)
     own: list[str] = field(default_factory=list)  # this file's keys, in file order
     leaf_set: set[str] = field(default_factory=set)
+    warnings: list[Finding] = field(default_factory=list)  # said, but exit 0
+    links: dict[str, list[Link]] = field(default_factory=dict)  # prose references, per vertex
 
     def __post_init__(self) -> None:
         self.leaf_set = set(self.leaves)
 
     def decl(self, key: str) -> Decl:
+        """The vertex's primary part (its first declaration in this file, else its first)."""
         return self.graph.nodes[key]["decl"]
+
+    def parts(self, key: str) -> list[Decl]:
+        """Every declaration of the vertex: several when a label is shared (one node)."""
+        return self.graph.nodes[key]["parts"]
 
     def is_external(self, key: str) -> bool:
         """Declared in an imported blueprint file, not in this one."""
         return bool(self.graph.nodes[key].get("external"))
 
+    def is_informal(self, key: str) -> bool:
+        """An informal-only node (a LaTeX environment in a `blueprint_comment`): no Lean."""
+        return isinstance(self.graph.nodes[key]["decl"], InformalNode)
+
+    def complete(self, key: str) -> bool:
+        return _complete(self.graph, key)
+
     def state(self, key: str) -> str:
-        """proved | ready (a dynamic leaf) | waiting (complete body, unproved deps) | open"""
+        """proved | ready (a dynamic leaf) | waiting (complete body, unproved deps) | open
+        | informal (no Lean: never proved, never work)"""
         if key in self.proved:
             return "proved"
         if key in self.leaf_set:
             return "ready"
-        if self.decl(key).status.is_complete:
+        if self.is_informal(key):
+            return "informal"
+        if self.complete(key):
             return "waiting"
         return "open"
 
@@ -68,34 +90,82 @@ def analyse(bp: Blueprint, imports: Sequence[Blueprint] = ()) -> Analysis:
         return _analyse(bp, list(imports))
 
 
-def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
-    resolver = Resolver(*imports, bp)
-    deps: dict[str, DeclDeps] = {}
-    for ext in imports:
-        deps.update(collect(ext, ext.masked_text(), resolver)[0])
-    own_deps, dep_findings = collect(bp, bp.masked_text(), resolver)
-    deps.update(own_deps)
+def _complete(g: nx.DiGraph, key: str) -> bool:
+    """Every part's body is complete (an informal node has none)."""
+    return all(p.status.is_complete for p in g.nodes[key]["parts"])
+
+
+def _vertices(bp: Blueprint, imports: list[Blueprint], findings: list[Finding],
+              warnings: list[Finding]) -> tuple[nx.DiGraph, dict[str, int], list[str]]:
+    """One vertex per label (its declarations are the parts) or context declaration, and one
+    per informal node; imported vertices are *external* unless this file adds a part."""
     g = nx.DiGraph()
     order: dict[str, int] = {}
     own: list[str] = []
-    for ext in imports:
-        for d in ext.decls:
-            if d.key not in g:
-                g.add_node(d.key, decl=d, external=True, file=ext.display_path)
-                order[d.key] = -1_000_000 + len(order)
-    for i, d in enumerate(bp.decls):
-        if d.key in g:  # duplicate name/label: reported by the parser; keep the first
-            if g.nodes[d.key].get("external"):
-                dep_findings.append(Finding(
-                    "duplicate-label", f"`{d.key}` is also declared in an imported file",
-                    bp.display_path, d.pos, d.label))
-            continue
-        g.add_node(d.key, decl=d, external=False)
-        order[d.key] = i
-        own.append(d.key)
+    for b in [*imports, bp]:
+        is_own = b is bp
+        for d in [*b.decls, *b.informal]:
+            i = d.span.start  # file order (informal nodes sit inside their comment)
+            v = d.node_key
+            if v not in g:
+                g.add_node(v, decl=d, parts=[d], external=not is_own, file=b.display_path)
+                order[v] = i if is_own else -10**12 + len(order)
+                if is_own:
+                    own.append(v)
+                continue
+            node = g.nodes[v]
+            first = node["decl"]
+            informal = isinstance(d, InformalNode) or isinstance(first, InformalNode)
+            if informal or not (d.is_node and first.is_node):
+                if informal and isinstance(d, InformalNode) != isinstance(first, InformalNode):
+                    if is_own:
+                        warnings.append(Finding(
+                            "label-collision", f"label `{v}` names both a Lean declaration and "
+                            "an informal node of a `blueprint_comment`: the Lean one is the node",
+                            bp.display_path, d.pos, v))
+                    if isinstance(first, InformalNode):  # the Lean declaration is the node
+                        node.update(decl=d, parts=[d])
+                elif is_own and node.get("external"):
+                    findings.append(Finding(
+                        "duplicate-label", f"`{v}` is also declared in an imported file",
+                        bp.display_path, d.pos, d.label))
+                continue  # a duplicate Lean name: the parser reported it; keep the first
+            node["parts"].append(d)  # a shared label: one more part of the node
+            if is_own and node.get("external"):  # this file adds a part: the node is ours too
+                node.update(decl=d, external=False)
+                order[v] = i
+                own.append(v)
+    return g, order, own
+
+
+def _edges(g: nx.DiGraph, bp: Blueprint, imports: list[Blueprint], order: dict[str, int],
+           findings: list[Finding]) -> dict[str, DeclDeps]:
+    """Dependencies of every vertex, the union over its parts; edges dep -> user with kinds."""
+    resolver = Resolver(*imports, bp)
+    vertex_of: dict[str, str] = {}
+    for b in [*imports, bp]:
+        for d in b.decls:
+            vertex_of.setdefault(d.key, d.node_key)
+    deps: dict[str, DeclDeps] = {}
+    for b in [*imports, bp]:
+        got, found = collect(b, b.masked_text(), resolver)
+        if b is bp:
+            findings.extend(found)
+        for d in [*b.decls, *b.informal]:
+            v = d.node_key
+            if v not in g or not any(p is d for p in g.nodes[v]["parts"]):
+                continue
+            dd = deps.setdefault(v, DeclDeps())
+            part = got.get(d.key) if not isinstance(d, InformalNode) else None
+            if part is not None:
+                dd.statement |= {vertex_of.get(t, t) for t in part.statement}
+                if d.has_proof:
+                    dd.proof |= {vertex_of.get(t, t) for t in part.proof}
+                else:  # no proof part: every use is a statement use, `uses` exclusions last
+                    extra = {vertex_of.get(t, t) for t in part.proof}
+                    dd.statement |= extra - _excluded(resolver, d, vertex_of)
+            _label_uses(g, d, dd)
     for key, dd in deps.items():
-        if key not in g:
-            continue
         for src in sorted(dd.statement | dd.proof, key=lambda k: order.get(k, 0)):
             if src not in g or src == key:
                 continue
@@ -105,14 +175,51 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
             if src in dd.proof:
                 kinds.add("proof")
             g.add_edge(src, key, kinds=frozenset(kinds))
+    return deps
 
-    findings = list(bp.findings) + dep_findings
+
+def _excluded(r: Resolver, d: Decl, vertex_of: dict[str, str]) -> set[str]:
+    """The vertices `uses := [-x, -"l"]` excludes."""
+    out: set[str] = set()
+    for item in d.blueprint.uses if d.blueprint else []:
+        if item.startswith("-"):
+            body = item[1:]
+            hit = (r.by_label.get(body[len("label:"):]) if body.startswith("label:")
+                   else r.resolve(body, d))
+            if hit is not None:
+                out.add(vertex_of.get(hit.key, hit.key))
+    return out
+
+
+def _label_uses(g: nx.DiGraph, d, dd: DeclDeps) -> None:
+    """`uses := ["label"]` naming an informal node, and an informal node's own `\\uses`:
+    labels pass through unchecked in LeanArchitect, so they may name nodes without Lean."""
+    b = d.blueprint
+    if b is None:
+        return
+    informal = isinstance(d, InformalNode)
+    for items, target in ((b.uses, dd.statement), (b.proof_uses, dd.proof)):
+        for item in items:
+            if not item.startswith("label:"):
+                continue
+            v = item[len("label:"):]
+            if v in g and (informal or isinstance(g.nodes[v]["decl"], InformalNode)):
+                target.add(v)
+
+
+def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
+    findings = list(bp.findings)
+    warnings = list(bp.warnings)
+    g, order, own = _vertices(bp, imports, findings, warnings)
+    deps = _edges(g, bp, imports, order, findings)
+    informal = {k for k in g if isinstance(g.nodes[k]["decl"], InformalNode)}
+
     cond, members, gens = _units(g, order)
     cycles: list[list[str]] = []
     on_cycle: set[str] = set()
     for c, keys in members.items():
         if len(keys) > 1:
-            groups = {g.nodes[k]["decl"].group for k in keys}
+            groups = {p.group for k in keys for p in g.nodes[k]["parts"]}
             if len(groups) == 1 and None not in groups:
                 continue  # one `mutual` block: mutual recursion, not a dependency cycle
             cyc = [u for u, _ in nx.find_cycle(g.subgraph(keys), source=keys[0])]
@@ -130,9 +237,11 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
     for c in topo:
         keys = members[c]
         inside = set(keys)
-        # a mutual block is proved as a whole: all members complete, everything outside proved
-        if all(k not in on_cycle and g.nodes[k]["decl"].status.is_complete
-               and all(p in proved or p in inside for p in g.predecessors(k)) for k in keys):
+        # a mutual block is proved as a whole: all members complete, everything outside proved;
+        # an informal dependency has no Lean to wait for
+        if all(k not in on_cycle and _complete(g, k)
+               and all(p in proved or p in inside or p in informal for p in g.predecessors(k))
+               for k in keys):
             proved.update(keys)
 
     priority: dict[str, int] = {}
@@ -144,7 +253,7 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
             if key in proved:
                 priority[key] = 0
                 continue
-            work = 0 if g.nodes[key]["decl"].status.is_complete else 1
+            work = 0 if key in informal or _complete(g, key) else 1
             priority[key] = best + work
         if any(k not in proved for k in members[c]):
             top = max(priority[k] for k in members[c])
@@ -158,18 +267,34 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
         return ga is not None and ga == g.nodes[b]["decl"].group
 
     leaves = [k for k in own
-              if k not in proved and k not in on_cycle
-              and not g.nodes[k]["decl"].status.is_complete
-              and all(p in proved or same_block(p, k) for p in g.predecessors(k))]
+              if k not in proved and k not in on_cycle and k not in informal
+              and not _complete(g, k)
+              and all(p in proved or p in informal or same_block(p, k)
+                      for p in g.predecessors(k))]
     leaves.sort(key=lambda k: (-priority[k], order[k]))
 
     layers = [layer for layer in (
         sorted((k for c in gen for k in members[c] if k in own_set), key=order.__getitem__)
         for gen in gens) if layer]
-    targets = [k for k in own if g.out_degree(k) == 0 and g.nodes[k]["decl"].is_node]
-    critical = _critical_path(g, leaves, priority, proved, order)
-    return Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
-                    findings, own=own)
+    targets = [k for k in own if g.out_degree(k) == 0 and g.nodes[k]["decl"].is_node
+               and k not in informal]
+    critical = _critical_path(g, leaves, priority, proved | informal, order)  # work only
+    known = set(g) | set(bp.prose_labels) | set(bp.tagged) | prose_labels(*imports, bp)
+    for b in imports:
+        known |= b.prose_labels | set(b.tagged)
+    links = {k: ls for k in own if (ls := node_links(g.nodes[k]["decl"], known))}
+    a = Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
+                 findings, own=own, warnings=warnings, links=links)
+    a.warnings.extend(link_warnings(a))
+    for k in own:  # an informal node's `\\uses` pass through LeanArchitect unchecked
+        n = g.nodes[k]["decl"]
+        if isinstance(n, InformalNode):
+            for item in [*n.blueprint.uses, *n.blueprint.proof_uses]:
+                if item.removeprefix("label:") not in known:
+                    a.warnings.append(Finding(
+                        "dangling-use", f"\\uses{{{item.removeprefix('label:')}}} in informal "
+                        f"node `{k}` names no node or label", bp.display_path, n.pos, k))
+    return a
 
 
 def _units(g: nx.DiGraph, order: dict[str, int]

@@ -1,7 +1,8 @@
 """Dependencies of each declaration, without Lean.
 
-Statement-deps come from the signature (names), the informal statement (`\\cref`/`\\Cref`/`\\ref`)
-and `uses`; proof-deps from the body (names), the informal proof, `proofUses` and `sorry_using`.
+Statement-deps come from the signature (names) and `uses`; proof-deps from the body (names),
+`proofUses` and `sorry_using`. Prose `\\cref`/`\\ref` are links, not dependencies (LeanArchitect
+infers dependencies from Lean only): :mod:`harness.blueprint.links`.
 Names resolve the way Lean does for the common cases: the current namespace and its parents, the
 declaration's own namespace prefix, `open`ed namespaces, and `_root_`.
 """
@@ -61,6 +62,7 @@ class Resolver:
         self.known_labels: set[str] = prose_labels(*blueprints)
         for bp in blueprints:
             self.known_labels.update(bp.tagged)
+            self.known_labels.update(bp.prose_labels)  # `blueprint_comment`: informal nodes
         for d in (d for bp in blueprints for d in bp.decls):
             if d.name is not None:
                 self.by_name.setdefault(d.name, d)
@@ -139,19 +141,7 @@ def collect(bp: Blueprint, masked: str, resolver: Resolver | None = None
             elif hit is not d:
                 dd.proof.add(hit.key)
         bpa = d.blueprint
-        if bpa is not None:
-            for where, prose, target in (("statement", bpa.statement, dd.statement),
-                                         ("proof", bpa.proof, dd.proof),
-                                         ("title", bpa.title, dd.statement)):
-                for macro, label in cref_refs(prose):
-                    hit = r.by_label.get(label)
-                    if hit is None and label not in r.known_labels:
-                        findings.append(Finding(
-                            "dangling-cref", f"\\{macro}{{{label}}} in the {where} of "
-                            f"`{bpa.label}` names no node", path, bp.pos_of(bpa.span.start),
-                            bpa.label))
-                    elif hit is not None and hit is not d:
-                        target.add(hit.key)
+        if bpa is not None:  # prose `\\ref`/`\\cref` are links, not edges: see links.py
             for items, target, fname in ((bpa.uses, dd.statement, "uses"),
                                          (bpa.proof_uses, dd.proof, "proofUses")):
                 for item in items:

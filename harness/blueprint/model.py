@@ -115,7 +115,7 @@ class BlueprintAttr:
     latex_label: str | None = None
     not_ready: bool | None = None
     has_proof: bool | None = None
-    discussion: str | None = None
+    discussion: str | None = None  # a GitHub issue number (`discussion := 123`)
     span: Span = Span(0, 0)  # the whole `@[ … ]` that contains it
     fields: dict[str, str] = field(default_factory=dict)  # raw text of every field, by name
 
@@ -143,6 +143,9 @@ class Decl:
     end_pos: Pos
     doc: str | None = None  # a `/-- … -/` doc comment before the declaration
     group: int | None = None  # members of one `mutual … end` block share a group
+    shared: bool = False  # its label is carried by other declarations of the file too
+    proof_docs: list[str] = field(default_factory=list)  # `/-- … -/` before tactics in the body
+    aliases: tuple[str, ...] = ()  # other Lean names of the same node (`to_additive`)
 
     @property
     def label(self) -> str | None:
@@ -150,10 +153,41 @@ class Decl:
 
     @property
     def key(self) -> str:
-        """Graph vertex id: the blueprint label, else the Lean name (context declarations)."""
+        """The declaration's identity in its file: its blueprint label, or — when several
+        declarations share that label (one node, several parts) — its Lean name; the Lean name
+        for context declarations. Lock entries, verdicts, edits and prover jobs use it."""
         if self.blueprint:
+            if self.shared and self.name:
+                return self.name
             return self.blueprint.label
         return self.name or f"<{self.kind.value}@{self.pos}>"
+
+    @property
+    def node_key(self) -> str:
+        """Graph vertex id: the blueprint label (shared by all parts of a node), else ``key``."""
+        return self.blueprint.label if self.blueprint else self.key
+
+    @property
+    def proof_text(self) -> str | None:
+        """The informal proof: `proof := /-- … -/`, else the proof docstrings joined by a blank
+        line (LeanArchitect `Architect/Attribute.lean`, `mkProofPart`)."""
+        if self.blueprint is not None and self.blueprint.proof is not None:
+            return self.blueprint.proof
+        return "\n\n".join(self.proof_docs) if self.proof_docs else None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n in (self.name, *self.aliases) if n)
+
+    @property
+    def has_proof(self) -> bool:
+        """Whether the node has a proof part: `hasProof`, else `proof :=` given or a theorem
+        (Architect/Attribute.lean `hasProof`). Without one, everything it uses is a statement
+        use (`mkNode`: `statementUsed ∪ proofUsed`)."""
+        b = self.blueprint
+        if b is not None and b.has_proof is not None:
+            return b.has_proof
+        return (b is not None and b.proof is not None) or self.kind.is_proof
 
     @property
     def is_node(self) -> bool:
@@ -172,6 +206,7 @@ class CommandKind(str, Enum):
     SET_OPTION = "set_option"
     ATTRIBUTE = "attribute"
     MODULE_DOC = "module_doc"
+    BLUEPRINT_COMMENT = "blueprint_comment"  # LeanArchitect's `blueprint_comment /-- … -/`
     OTHER = "other"  # #check, macro, notation, … — kept verbatim for the gate
 
 
@@ -182,6 +217,58 @@ class Command:
     span: Span
     pos: Pos
     decl: Decl | None = None
+
+
+class InformalKind(str, Enum):
+    INFORMAL = "informal"
+
+    @property
+    def is_definition(self) -> bool:
+        return False
+
+    @property
+    def is_proof(self) -> bool:
+        return False
+
+
+@dataclass(slots=True)
+class InformalNode:
+    """A LaTeX environment with its own `\\label{…}` inside a `blueprint_comment`: a blueprint
+    node with no Lean declaration. It has the attributes of a :class:`Decl` that the DAG and its
+    reports read (never proved, never work for a prover; it has no body)."""
+
+    blueprint: BlueprintAttr  # label, env (`latex_env`), statement, proof, title, uses
+    pos: Pos  # of `\\begin{…}`
+    end_pos: Pos
+    span: Span  # the environment (and its proof) inside the comment
+    kind: InformalKind = InformalKind.INFORMAL
+    status: BodyStatus = BodyStatus.NO_BODY
+    name: None = None
+    short_name: None = None
+    group: None = None
+    shared: bool = False
+    sorry_using: list[str] = field(default_factory=list)
+    aliases: tuple[str, ...] = ()
+    proof_docs: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.blueprint.label
+
+    key = label
+    node_key = label
+
+    @property
+    def is_node(self) -> bool:
+        return True
+
+    @property
+    def proof_text(self) -> str | None:
+        return self.blueprint.proof
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return ()
 
 
 @dataclass(slots=True)
@@ -210,6 +297,9 @@ class Blueprint:
     _line_starts: list[int] | None = field(default=None, repr=False)
     masked: str = field(default="", repr=False)  # text with comments/literals blanked
     tagged: dict[str, str] = field(default_factory=dict)  # label -> name, `attribute [blueprint]`
+    informal: list[InformalNode] = field(default_factory=list)  # from `blueprint_comment`s
+    prose_labels: set[str] = field(default_factory=set)  # `\\label{…}`s in blueprint comments
+    warnings: list[Finding] = field(default_factory=list)  # reported, but not findings (exit 0)
 
     def masked_text(self) -> str:
         if not self.masked:
@@ -224,10 +314,22 @@ class Blueprint:
         return [d for d in self.decls if d.blueprint is not None]
 
     def node(self, label: str) -> Decl:
+        """The node declaration with this key (a part's Lean name, when a label is shared),
+        else the first declaration carrying this label."""
+        first = None
         for d in self.decls:
-            if d.blueprint is not None and d.blueprint.label == label:
-                return d
-        raise KeyError(label)
+            if d.blueprint is not None:
+                if d.key == label:
+                    return d
+                if first is None and d.blueprint.label == label:
+                    first = d
+        if first is None:
+            raise KeyError(label)
+        return first
+
+    def parts(self, node_key: str) -> list[Decl]:
+        """The declarations that make up one DAG vertex (several when a label is shared)."""
+        return [d for d in self.decls if d.node_key == node_key]
 
     def by_name(self, name: str) -> Decl | None:
         for d in self.decls:

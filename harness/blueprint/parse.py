@@ -15,10 +15,12 @@ from bisect import bisect_left
 from pathlib import Path
 
 from harness.blueprint import attrs as attr_parse
+from harness.blueprint import labels
 from harness.blueprint.cursor import Source
+from harness.blueprint.informal import blueprint_comment
 from harness.blueprint.lexer import IDENT, Region, strip_guillemets
 from harness.blueprint.model import (
-    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, Span, gc_paused,
+    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, InformalNode, Span, gc_paused,
 )
 from harness.blueprint.scope import ScopeTracker
 from harness.blueprint.source import decode, parse_file
@@ -39,6 +41,7 @@ OTHER_COMMANDS = {
     "simproc", "dsimproc", "builtin_simproc", "binder_predicate", "unif_hint", "grind_pattern",
     "initialize_simps_projections", "mk_iff_of_inductive_prop", "add_aesop_rules",
     "declare_aesop_rule_sets", "count_heartbeats", "assert_not_imported", "run_meta",
+    "blueprint_comment",  # LeanArchitect (Architect/Command.lean): informal blueprint text
 }
 DECL_MODIFIERS = {"private", "protected", "noncomputable", "partial", "unsafe", "nonrec"}
 # Words that may start a command on an indented line (members of a `mutual` block, declarations
@@ -52,6 +55,7 @@ KIND_OF = {
     "variable": CommandKind.VARIABLE, "variables": CommandKind.VARIABLE,
     "universe": CommandKind.UNIVERSE, "universes": CommandKind.UNIVERSE,
     "set_option": CommandKind.SET_OPTION, "attribute": CommandKind.ATTRIBUTE,
+    "blueprint_comment": CommandKind.BLUEPRINT_COMMENT,
 }
 
 _LINE_START = re.compile(r"^(@\[|#[A-Za-z_]+|[A-Za-z_][A-Za-z_0-9]*)", re.M)
@@ -75,6 +79,8 @@ class _Parser(Source):
         self.scopes = ScopeTracker()
         self.decls: list[Decl] = []
         self.tagged: dict[str, str] = {}  # `attribute [blueprint "l"] X` for X not in this file
+        self.informal: list[InformalNode] = []
+        self.prose_labels: set[str] = set()
 
     # -- top level -------------------------------------------------------------------------
     def run(self) -> Blueprint:
@@ -105,10 +111,13 @@ class _Parser(Source):
                 header_end = c.span.end
             else:
                 break
-        self.check_labels(decls)
+        labels.check_labels(self, decls)
         bp = Blueprint(self.path, self.text, self.bom, commands, decls, Span(0, header_end),
                        self.findings, self.starts, self.masked)
         bp.tagged = self.tagged
+        bp.informal = self.informal
+        bp.prose_labels = self.prose_labels
+        bp.warnings = self.warnings
         return bp
 
     def segments(self) -> list[tuple[int, int]]:
@@ -134,6 +143,10 @@ class _Parser(Source):
                 if word == "deriving" and not m.startswith("instance", self.skip_ws(mm.end(), len(m))):
                     continue
                 cuts.append(s)
+                if word == "blueprint_comment":  # its doc comment may start the next line
+                    doc = self.doc_at.get(self.skip_ws_text(mm.end(), len(m)))
+                    if doc is not None:
+                        skip_until = doc.end
         while di < len(doc_starts):
             if doc_starts[di] >= skip_until:
                 cuts.append(doc_starts[di])
@@ -226,6 +239,8 @@ class _Parser(Source):
         kw = head["keyword"]
         at = head["at"]
         span_end = self.trim_end(start, end)
+        if kw == "blueprint_comment":  # the comment is the command (trim_end backs over it)
+            span_end = blueprint_comment(self, at, end)
         span = Span(start, span_end)
         pos = self.pos(at)
         if kw == "/-!":
@@ -280,18 +295,28 @@ class _Parser(Source):
         status, sorry_using = self.body_status(kind, body_span)
         attrs_raw: list[str] = []
         blueprint = None
+        aliases: tuple[str, ...] = ()
         for a_start, a_end in head["attrs"]:
             for e_start, e_end in attr_parse.split_entries(self.masked, a_start + 2, a_end - 1, self.text):
                 e_start = self.skip_ws(e_start, e_end)  # a comment before the entry
                 entry = self.masked[e_start:e_end]
+                found = None
                 if attr_parse.BLUEPRINT_ENTRY.match(entry):
-                    if blueprint is not None:
-                        self.finding("duplicate-attribute", e_start,
-                                     "more than one `blueprint` attribute on a declaration")
-                        continue
-                    blueprint = attr_parse.parse_blueprint(self, e_start, e_end, Span(a_start, a_end))
+                    found = attr_parse.parse_blueprint(self, e_start, e_end, Span(a_start, a_end))
                 else:
                     attrs_raw.append(_SPACES.sub(" ", self.text[e_start:e_end]).strip())
+                    if attr_parse.TO_ADDITIVE.match(entry):  # one node, both names
+                        found, additive = attr_parse.to_additive(
+                            self, e_start, e_end, Span(a_start, a_end), full)
+                        if found is not None and additive:
+                            aliases = (additive,)
+                if found is None:
+                    continue
+                if blueprint is not None:
+                    self.finding("duplicate-attribute", e_start,
+                                 "more than one `blueprint` attribute on a declaration")
+                    continue
+                blueprint = found
         if blueprint is not None and not blueprint.label:
             blueprint.label = full or f"{kind.value}@{self.pos(head['at'])}"
         doc_r: Region | None = head["doc"]
@@ -302,9 +327,22 @@ class _Parser(Source):
             body_span=body_span, body_sep=sep, status=status, sorry_using=sorry_using,
             pos=self.pos(head["at"]), name_pos=self.pos(name_at), end_pos=self.pos(end),
             doc=self.text[doc_r.start + 3:doc_r.end - 2].strip() if doc_r else None,
-            group=self.scopes.group,
+            group=self.scopes.group, aliases=aliases,
+            proof_docs=self.proof_docs(body_span) if sep == ":=" else [],
         )
         return Command(CommandKind.DECL, kind.value, span, decl.pos, decl)
+
+    def proof_docs(self, body: Span) -> list[str]:
+        """Doc comments before tactics inside a proof ("proof docstrings", LeanArchitect's
+        `tacticDocComment` in Architect/Tactic.lean): the proof text when `proof :=` is absent."""
+        k = bisect_left(self.doc_starts, body.start)
+        out = []
+        while k < len(self.doc_starts) and self.doc_starts[k] < body.end:
+            r = self.doc_at[self.doc_starts[k]]
+            if r.kind == "doc_comment":
+                out.append(self.text[r.start + 3:r.end - 2].strip())
+            k += 1
+        return out
 
     def separator(self, kind: DeclKind, start: int, end: int) -> tuple[str, int, int]:
         """Find `:=`, `where` or the first `|` arm at bracket depth 0."""
@@ -370,24 +408,3 @@ class _Parser(Source):
         if not stripped or stripped == "by":  # `:= by` with nothing after it
             return BodyStatus.NO_BODY, sorry_using
         return BodyStatus.COMPLETE, sorry_using
-
-    def check_labels(self, decls: list[Decl]) -> None:
-        seen: dict[str, Decl] = {}
-        names: dict[str, Decl] = {}
-        for d in decls:
-            if d.blueprint is not None:
-                first = seen.get(d.blueprint.label)
-                if first is not None:
-                    self.finding("duplicate-label", d.blueprint.span.start,
-                                 f"duplicate label `{d.blueprint.label}` (first at "
-                                 f"{first.pos.line}:{first.pos.col})", d.blueprint.label)
-                else:
-                    seen[d.blueprint.label] = d
-            if d.name is not None:
-                first_n = names.get(d.name)
-                if first_n is not None:
-                    self.finding("duplicate-name", self.starts[d.name_pos.line - 1] + d.name_pos.col,
-                                 f"`{d.name}` is declared twice (first at {first_n.name_pos})",
-                                 d.label)
-                else:
-                    names[d.name] = d

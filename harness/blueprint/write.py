@@ -17,9 +17,15 @@ def newline_of(text: str) -> str:
 
 
 def find(bp: Blueprint, label_or_key: str) -> Decl:
+    """The declaration with this key or Lean name. A label shared by several declarations
+    names no single body: the caller must name the part."""
     for d in bp.decls:
         if d.key == label_or_key or d.name == label_or_key:
             return d
+    parts = bp.parts(label_or_key)
+    if parts:
+        raise KeyError(f"label `{label_or_key}` is shared by {len(parts)} declarations "
+                       f"({', '.join(d.key for d in parts)}): name one")
     raise KeyError(f"no node or declaration `{label_or_key}`")
 
 

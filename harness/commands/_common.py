@@ -33,8 +33,33 @@ def add_lean_args(p: argparse.ArgumentParser) -> None:
                    help=f"wall-clock limit for the Lean run (default {DEFAULT_TIMEOUT_S:g})")
 
 
-def load(path: Path) -> Analysis:
+def add_lint_arg(p: argparse.ArgumentParser) -> None:
+    from harness.blueprint.links import LINTS
+
+    p.add_argument("--lint", action="append", choices=LINTS, default=[],
+                   help="opt-in lints whose problems are findings (exit 1); `crefs`: "
+                        "LeanMarathon's rule that a proof's prose \\cref's exactly its "
+                        "lemma/theorem dependencies, and that every link resolves")
+
+
+def load(path: Path, lints: list[str] | None = None) -> Analysis:
     """Parse and analyse a blueprint with the workspace blueprints it imports; bad input
-    (in the file or in an imported one) raises InputError (exit 2)."""
+    (in the file or in an imported one) raises InputError (exit 2). ``lints`` add findings."""
+    from harness.blueprint.links import run_lints
+
     bp = parse_file(path)
-    return analyse(bp, load_imports(bp, find_workspace(path)))
+    a = analyse(bp, load_imports(bp, find_workspace(path)))
+    a.findings.extend(run_lints(a, lints))
+    if lints and "crefs" in lints:  # the lint made dangling links findings: say them once
+        a.warnings = [w for w in a.warnings if w.code != "dangling-link"]
+    return a
+
+
+def print_problems(a: Analysis) -> None:
+    """Findings, then warnings, one located line each on stderr."""
+    import sys
+
+    for f in a.findings:
+        print(f.line(), file=sys.stderr)
+    for w in a.warnings:
+        print(f"{w.line()} (warning)", file=sys.stderr)

@@ -46,13 +46,18 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.file)
     bp = parse_file(path)  # InputError (exit 2) for a missing or malformed file
     labels = args.node or None
+    keys: list[str] = []
     for lbl in labels or []:
-        try:
-            bp.by_key(lbl)
-        except KeyError:
-            if bp.by_name(lbl) is None:
-                raise UsageError(f"{bp.display_path}: no node {lbl!r}") from None
-    labels = [lbl if _has_key(bp, lbl) else bp.by_name(lbl).key for lbl in labels or []] or None
+        parts = [d.key for d in bp.parts(lbl)]  # a shared label: every declaration of it
+        if _has_key(bp, lbl):
+            keys.append(lbl)
+        elif parts:
+            keys.extend(parts)
+        elif bp.by_name(lbl) is not None:
+            keys.append(bp.by_name(lbl).key)
+        else:
+            raise UsageError(f"{bp.display_path}: no node {lbl!r}")
+    labels = list(dict.fromkeys(keys)) or None
     workspace = find_workspace(path)
     tc = find_toolchain(workspace, args.lake)
     for w in tc.warnings:

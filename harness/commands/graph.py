@@ -102,7 +102,8 @@ def write_graph(file: Path | list[Path], output: Path, *, engine: str = "auto") 
             "files": len(analyses), "output": str(output), "format": fmt,
             "nodes": len(data["nodes"]), "edges": len(data["edges"]),
             "layout": data["layout"]["engine"], "layout_s": data["layout"]["seconds"],
-            "findings": [f.line() for a in analyses for f in a.findings]}
+            "findings": [f.line() for a in analyses for f in a.findings],
+            "warnings": [f.line() for a in analyses for f in a.warnings]}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,4 +117,6 @@ def run(args: argparse.Namespace) -> int:
               f"{info['edges']} edges; layout {info['layout']} {info['layout_s']} s)")
         for line in info["findings"]:  # exit 1 says there are findings: say which
             print(line, file=sys.stderr)
+        for line in info["warnings"]:
+            print(f"{line} (warning)", file=sys.stderr)
     return int(ExitCode.FINDINGS if info["findings"] else ExitCode.OK)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from harness.commands._common import add_file_arg, add_json_arg, load
+from harness.commands._common import (
+    add_file_arg, add_json_arg, add_lint_arg, load, print_problems,
+)
 from harness.errors import ExitCode
 from harness.report.output import console, emit_json
 from harness.report.summary import plan_dict
@@ -16,11 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__)
     add_file_arg(p)
     add_json_arg(p)
+    add_lint_arg(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    a = load(args.file)
+    a = load(args.file, args.lint)
     data = plan_dict(a)
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK
     if args.json:
@@ -45,6 +47,5 @@ def run(args: argparse.Namespace) -> int:
     if data["critical_path"]:
         out.print("\n[bold]Critical path[/]: " + " -> ".join(data["critical_path"]))
     out.print("[bold]Targets[/]: " + (", ".join(data["targets"]) or "(none)"))
-    for f in a.findings:
-        print(f.line(), file=sys.stderr)
+    print_problems(a)
     return int(code)

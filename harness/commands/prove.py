@@ -64,7 +64,12 @@ def run(args: argparse.Namespace) -> int:
         decl = bp.by_name(args.label)
         if decl is None or decl.label is None:
             raise InputError(path, 1, 0, f"no blueprint node `{args.label}`") from None
-    label = decl.label or args.label
+    shared = [d for d in bp.nodes if d.label == args.label]
+    if len(shared) > 1 and decl.key != args.label:  # one node, several declarations
+        raise UsageError(f"{path}:{decl.pos.line}:{decl.pos.col}: label `{args.label}` has "
+                         f"{len(shared)} declarations ({', '.join(d.key for d in shared)}): "
+                         "name the one to prove")
+    label = decl.key  # the label, or a part's Lean name when the label is shared
     if not decl.kind.is_proof or decl.body_sep != ":=":
         raise UsageError(f"{path}:{decl.pos.line}:{decl.pos.col}: {label} is not a lemma or "
                          "theorem with a `:=` body")

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from rich.table import Table
 
-from harness.commands._common import add_file_arg, add_json_arg, load
+from harness.commands._common import (
+    add_file_arg, add_json_arg, add_lint_arg, load, print_problems,
+)
 from harness.errors import ExitCode
 from harness.report.output import console, emit_json
 from harness.report.summary import counts, finding_dict, node_dict
 
-STATE_STYLE = {"proved": "green", "ready": "cyan", "waiting": "yellow", "open": "white"}
+STATE_STYLE = {"proved": "green", "ready": "cyan", "waiting": "yellow", "open": "white",
+               "informal": "magenta"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="counts by status and a table of nodes", description=__doc__)
     add_file_arg(p)
     add_json_arg(p)
+    add_lint_arg(p)
     p.add_argument("--all", action="store_true", help="include unannotated context declarations")
     p.set_defaults(func=run)
 
@@ -34,14 +37,15 @@ def live_state(file) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    a = load(args.file)
+    a = load(args.file, args.lint)
     keys = [k for k in a.own if args.all or a.decl(k).is_node]
     rows = [node_dict(a, k) for k in keys]
     live = live_state(args.file)
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK
     if args.json:
         emit_json({"file": a.blueprint.display_path, "counts": counts(a), "nodes": rows,
-                   "findings": [finding_dict(f) for f in a.findings], "run": live})
+                   "findings": [finding_dict(f) for f in a.findings],
+                   "warnings": [finding_dict(f) for f in a.warnings], "run": live})
         return int(code)
     out = console()
     c = counts(a)
@@ -58,6 +62,5 @@ def run(args: argparse.Namespace) -> int:
     if live:
         out.print(f"[bold]Run[/] {live.get('run_id', '?')}: " + ", ".join(
             f"{k}={v}" for k, v in live.items() if k != "run_id" and not isinstance(v, (dict, list))))
-    for f in a.findings:
-        print(f.line(), file=sys.stderr)
+    print_problems(a)
     return int(code)

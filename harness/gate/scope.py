@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from harness.blueprint.deps import Resolver
-from harness.blueprint.model import Blueprint, BodyStatus, Command, Decl, DeclKind
+from harness.blueprint.model import Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind
 from harness.errors import UsageError
 from harness.gate.fingerprint import Normaliser
 from harness.gate.forbidden import claims_proved
@@ -46,8 +46,11 @@ def resolve_allowed(base: Blueprint, allow: set[str]) -> set[str]:
     keys: set[str] = set()
     for a in allow:
         hit = [d for d in base.decls if d.key == a or d.name == a or d.short_name == a]
-        if not hit:
-            raise UsageError(f"--allow {a}: no such node in the base blueprint")
+        if not hit:  # a label shared by several declarations allows every part
+            keys.update(d.key for d in base.decls if d.label == a)
+            if not any(d.label == a for d in base.decls):
+                raise UsageError(f"--allow {a}: no such node in the base blueprint")
+            continue
         keys.add(hit[0].key)
     return keys
 
@@ -68,6 +71,8 @@ class _Side:
         d = c.decl
         if d is not None and d.key in self.allowed:
             return ("allowed", d.key)
+        if c.kind == CommandKind.BLUEPRINT_COMMENT:  # its text is a comment the tokens skip
+            return ("cmd", " ".join(c.span.slice(self.bp.text).split()))
         return ("cmd", self.norm.span(c.span), _fields(d) if d else ())
 
 

@@ -300,18 +300,26 @@ class Session:
         a = self._analysis(record)
         waiting_on_imports = 0  # open nodes whose only missing proofs are in imported files
         if a is not None:
+            ours = {id(d) for d in a.blueprint.decls}
             for k in a.own:
                 d = a.decl(k)
                 if not d.is_node or not d.kind.is_proof:
                     continue
-                n = st.attempts.get(k, 0)
+                units = list(dict.fromkeys([k, *(p.key for p in a.parts(k))]))  # shared label
+                n = sum(st.attempts.get(u, 0) for u in units)
+                stuck = [u for u in units if u in blocked]
                 if k in a.proved:
-                    nodes[k] = NodeResult(status="proved", attempts=n,
-                                          commit=st.merged_nodes.get(k))
-                elif k in blocked:
-                    nodes[k] = NodeResult(status="blocked", reason=blocked[k], attempts=n)
-                elif d.status in OPEN_STATUSES:
+                    nodes[k] = NodeResult(status="proved", attempts=n, commit=next(
+                        (st.merged_nodes[u] for u in units if u in st.merged_nodes), None))
+                elif stuck:
+                    nodes[k] = NodeResult(status="blocked", reason=blocked[stuck[0]], attempts=n)
+                elif any(p.status in OPEN_STATUSES and id(p) in ours for p in a.parts(k)):
                     nodes[k] = NodeResult(status="open", reason="needs a proof", attempts=n)
+                elif ext_parts := [p.name or p.key for p in a.parts(k)
+                                   if p.status in OPEN_STATUSES and id(p) not in ours]:
+                    waiting_on_imports += 1  # a shared label: its open part is another file's
+                    nodes[k] = NodeResult(status="open", attempts=n, reason=(
+                        "rests on unproved nodes of imported files: " + ", ".join(ext_parts)))
                 else:
                     ext = _unproved_imports(a, k)
                     if ext is not None:
@@ -358,11 +366,12 @@ def _unproved_imports(a: Any, key: str) -> list[str] | None:
         if u in seen or u in a.proved:
             continue
         seen.add(u)
+        open_ = any(p.status in OPEN_STATUSES for p in a.parts(u))
         if a.is_external(u):
-            if a.decl(u).status in OPEN_STATUSES:
+            if open_:
                 ext.append(u)
             stack.extend(a.graph.predecessors(u))
-        elif a.decl(u).status in OPEN_STATUSES:
+        elif open_:
             return None  # this file still has work below it
         else:
             stack.extend(a.graph.predecessors(u))

@@ -30,38 +30,47 @@ MAX_FEEDBACK = 4
 
 
 def work_graph(a: Analysis) -> tuple[nx.DiGraph, list[str], list[str], dict[str, str]]:
-    """The scheduler's view: vertices are the nodes that need a proof; u -> v when v rests on u
-    directly or through declarations that are complete but not yet proved. Returns
-    (graph, open nodes, file order, nodes blocked from the start with a reason)."""
+    """The scheduler's view: vertices are the *open parts* that need a proof — one job per open
+    declaration, keyed by ``Decl.key`` (the label; a part's Lean name when several declarations
+    share a label, so edits, the gate and the lock address exactly one body). u -> v when v's
+    node rests on u's directly or through declarations that are complete but not yet proved.
+    Returns (graph, open parts, file order, parts blocked from the start with a reason)."""
     g = a.graph
-    order_all = list(a.own)  # this file's declarations in file order (not its imports')
     on_cycle = {k for c in a.cycles for k in c}
     work: list[str] = []
     blocked: dict[str, str] = {}
-    for k in order_all:
-        d = a.decl(k)
-        if k in a.proved or not d.is_node or d.status not in OPEN_STATUSES:
+    units: dict[str, list[str]] = {}  # DAG vertex -> its open parts
+    node_of: dict[str, str] = {}
+    ours = {id(d) for d in a.blueprint.decls}
+    for k in a.own:  # this file's vertices in file order (not its imports')
+        if k in a.proved or a.is_informal(k) or not a.decl(k).is_node:
             continue
-        if k in on_cycle:
-            blocked[k] = "on a dependency cycle"
-        elif not d.kind.is_proof:
-            blocked[k] = "a definition whose body is `sorry`: stage 1 must supply it"
-        else:
-            work.append(k)
-    wset = set(work)
+        for d in a.parts(k):
+            if d.status not in OPEN_STATUSES or id(d) not in ours:
+                continue  # complete, or a part in an imported file (not this file's work)
+            units.setdefault(k, []).append(d.key)
+            node_of[d.key] = k
+            if k in on_cycle:
+                blocked[d.key] = "on a dependency cycle"
+            elif not d.kind.is_proof:
+                blocked[d.key] = "a definition whose body is `sorry`: stage 1 must supply it"
+            else:
+                work.append(d.key)
     h = nx.DiGraph()
     h.add_nodes_from(work)
     for v in work:  # walk back through complete-but-unproved declarations
-        stack, seen = list(g.predecessors(v)), set()
+        stack, seen = list(g.predecessors(node_of[v])), set()
         while stack:
             u = stack.pop()
             if u in seen or u in a.proved:
                 continue
             seen.add(u)
-            if u in wset:
-                h.add_edge(u, v)
-            elif u in blocked:
-                blocked.setdefault(v, f"depends on blocked {u}")
+            mine = units.get(u, [])
+            stuck = [x for x in mine if x in blocked]
+            if stuck:  # the node can never be proved in this run
+                blocked.setdefault(v, f"depends on blocked {stuck[0]}")
+            elif mine:
+                h.add_edges_from((x, v) for x in mine)
             else:
                 stack.extend(g.predecessors(u))
     return h, work, work, blocked
@@ -132,7 +141,8 @@ class Stage2:
         for n, why in self.blocked.items():
             if n in self.sched.nodes and self.sched.state(n) == NodeState.OPEN:
                 self.sched.block(n, why)
-        proofs = [k for k in a.proved if a.decl(k).is_node and a.decl(k).kind.is_proof]
+        proofs = [d.key for k in a.proved for d in a.parts(k)  # parts: the scheduler's units
+                  if d.is_node and d.kind.is_proof]
         self._proved0 = len(proofs) - self.sched.count(NodeState.DONE)
         self.notify("dag", {"proved": len(proofs), "open": len(work),
                             "blocked": len(self.blocked), "commit": self.record.head()})

@@ -5,8 +5,7 @@
   const root = document.getElementById('hg');
   if (!root) return;
   const DATA = JSON.parse(document.getElementById('graph-data').textContent);
-  const COLOURS = {proved: '#2e9d4b', ready: '#2f7fd8', waiting: '#d9a21b', open: '#9aa1a9',
-                   blocked: '#d64541'};
+  const COLOURS = DATA.colours;  // one table, in graph.py
   const svg = root.querySelector('svg');
   const box = root.querySelector('#graph');
   const byKey = new Map(DATA.nodes.map(n => [n.key, n]));
@@ -16,8 +15,8 @@
   const preds = new Map(), succs = new Map();
   DATA.nodes.forEach(n => { preds.set(n.key, []); succs.set(n.key, []); });
   DATA.edges.forEach(e => { succs.get(e.source).push(e.target); preds.get(e.target).push(e.source); });
-  const hay = new Map(DATA.nodes.map(n => [n.key, [n.key, n.label, n.name, n.title, n.statement,
-    n.module].filter(Boolean).join(' ').toLowerCase()]));
+  const hay = new Map(DATA.nodes.map(n => [n.key, [n.key, n.label, n.name, ...(n.names || []),
+    n.title, n.statement, n.module].filter(Boolean).join(' ').toLowerCase()]));
   let selected = null;
 
   // ---- pan and zoom ---------------------------------------------------------------------------

@@ -21,7 +21,8 @@ from harness.report.layout import NodeBox, layout
 from harness.report.summary import node_dict
 
 COLOURS = {"proved": "#2e9d4b", "ready": "#2f7fd8", "waiting": "#d9a21b", "open": "#9aa1a9",
-           "blocked": "#d64541"}
+           "blocked": "#d64541",
+           "informal": "#8a6fb5"}  # informal: a `blueprint_comment` node with no Lean
 NODE_H, CHAR_W, MAX_LABEL = 28.0, 7.0, 60
 STATES = tuple(COLOURS)
 
@@ -98,7 +99,7 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
         "title": title or (items[0].blueprint.display_path if len(items) == 1
                            else f"{len(items)} blueprint files"),
         "files": [a.blueprint.display_path for a in items],
-        "counts": {s: own_states.count(s) for s in STATES},
+        "counts": {s: own_states.count(s) for s in STATES}, "colours": COLOURS,
         "nodes": list(nodes.values()), "edges": edge_list,
         "layout": {"engine": lay.engine, "seconds": lay.seconds, "note": lay.note,
                    "width": round(lay.width, 1), "height": round(lay.height, 1),
@@ -171,8 +172,9 @@ def _node_svg(n: dict[str, Any]) -> str:
 
 def _tooltip(n: dict[str, Any]) -> str:
     parts = [f"{n['key']} ({n['kind']}, {n['state']})"]
-    if n.get("name") and n["name"] != n["key"]:
-        parts.append(n["name"])
+    names = [x for x in n.get("names") or [n.get("name")] if x and x != n["key"]]
+    if names:
+        parts.append(", ".join(names))
     if n.get("statement"):
         parts.append(n["statement"][:400])
     return "\n".join(parts)

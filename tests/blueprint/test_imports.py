@@ -70,7 +70,8 @@ def test_proved_import_makes_the_node_ready(tmp_path):
 def test_without_imports_the_reference_dangles(tmp_path):
     upper = workspace(tmp_path)
     a = analyse(parse_file(upper))
-    assert sorted(f.code for f in a.findings) == ["dangling-cref", "dangling-name"]
+    assert sorted(f.code for f in a.findings) == ["dangling-name"]
+    assert [w.code for w in a.warnings] == ["dangling-link"]  # the prose \\cref: a link
 
 
 def test_unknown_name_still_dangles_with_imports(tmp_path):

@@ -370,16 +370,16 @@ def test_attribute_on_separate_line_with_comment_between_fields():
     assert d.blueprint.statement == "s" and d.blueprint.proof == "p"
 
 
-def test_duplicate_labels_and_names_are_findings():
+def test_shared_labels_are_parts_and_duplicate_names_findings():
     bp = P('''
         @[blueprint "lem:a"] theorem a : True := trivial
         @[blueprint "lem:a"] theorem b : True := trivial
         theorem b : True := trivial
     ''')
-    codes = sorted(f.code for f in bp.findings)
-    assert codes == ["duplicate-label", "duplicate-name"]
-    dup = [f for f in bp.findings if f.code == "duplicate-label"][0]
-    assert dup.line().startswith("t.lean:3:0: duplicate label `lem:a`")
+    assert [f.code for f in bp.findings] == ["duplicate-name"]  # Lean rejects it too
+    a, b = bp.nodes
+    assert (a.key, b.key, a.node_key, b.node_key) == ("a", "b", "lem:a", "lem:a")
+    assert not bp.warnings  # two theorems: related kinds
 
 
 def test_duplicate_field_is_a_finding():

@@ -1,0 +1,42 @@
+"""Labels: declarations sharing one are the parts of one node; Lean names must be unique."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from harness.blueprint.model import Decl
+
+if TYPE_CHECKING:
+    from harness.blueprint.parse import _Parser
+
+
+def check_labels(p: _Parser, decls: list[Decl]) -> None:
+    """Declarations sharing a label are one node (LeanArchitect README, "Multiple Lean
+    declarations"; Architect/Output.lean merges them by `getLeanNamesOfLatexLabel`): each
+    is a part. Parts of unrelated kinds (a definition and a theorem) are allowed, but are
+    worth a warning. A Lean name declared twice is an error Lean reports too."""
+    by_label: dict[str, list[Decl]] = {}
+    names: dict[str, Decl] = {}
+    for d in decls:
+        if d.blueprint is not None:
+            by_label.setdefault(d.blueprint.label, []).append(d)
+        if d.name is not None:
+            first_n = names.get(d.name)
+            if first_n is not None:
+                p.finding("duplicate-name", p.starts[d.name_pos.line - 1] + d.name_pos.col,
+                             f"`{d.name}` is declared twice (first at {first_n.name_pos})",
+                             d.label)
+            else:
+                names[d.name] = d
+    for label, parts in by_label.items():
+        if len(parts) < 2:
+            continue
+        for d in parts:
+            d.shared = d.name is not None  # an unnamed part keeps the label as its key
+        if len({d.kind.is_proof for d in parts}) > 1:
+            first, other = parts[0], next(d for d in parts if d.kind.is_proof
+                                          != parts[0].kind.is_proof)
+            p.warn("label-collision", other.blueprint.span.start,  # type: ignore[union-attr]
+                      f"label `{label}` is shared by `{first.kind.value} {first.name}` and "
+                      f"`{other.kind.value} {other.name}`: one node with both as parts",
+                      label)
