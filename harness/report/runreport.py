@@ -266,7 +266,7 @@ def build_report(path: Path) -> tuple[str, dict[str, Any]]:
     result = load_result(d)
     file = (result or {}).get("file") or next(
         (e.get("file") for e in events if e["kind"] in ("run_started", "run_resumed")), None)
-    analysis = _analysis(Path(file)) if file else None
+    analysis = _analysis(Path(file), events) if file else None
     s = run_summary(events, result, analysis.graph if analysis is not None else None)
     graph_html = ""
     if analysis is not None:
@@ -279,16 +279,36 @@ def build_report(path: Path) -> tuple[str, dict[str, Any]]:
     return render_report(s, result, graph_html, title), s
 
 
-def _analysis(file: Path):
+def _analysis(file: Path, events: list[dict[str, Any]]):
+    """The DAG the run scheduled on: the file as it was before the run's first merge. (Proofs that
+    landed replace `sorry_using [...]` bodies, so today's file has lost the edges that decided
+    the order.) The file as it is now when there is no record of the start."""
     from harness.blueprint.dag import analyse
     from harness.blueprint.imports import load_imports
-    from harness.blueprint.parse import parse_file
+    from harness.blueprint.parse import parse_file, parse_text
     from harness.workspace import find_workspace
 
     try:
-        bp = parse_file(file)
+        start = _text_before_first_merge(file, events)
+        bp = parse_text(start, file) if start is not None else parse_file(file)
         return analyse(bp, load_imports(bp, find_workspace(file)))
     except (HarnessError, OSError):
+        return None
+
+
+def _text_before_first_merge(file: Path, events: list[dict[str, Any]]) -> str | None:
+    first = next((e.get("commit") for e in events if e["kind"] == "merged" and e.get("commit")),
+                 None)
+    if first is None:
+        return None
+    import git
+
+    try:
+        repo = git.Repo(file.resolve().parent, search_parent_directories=True)
+        parent = repo.commit(first).parents[0]
+        rel = file.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
+        return parent.tree[rel].data_stream.read().decode("utf-8")
+    except (git.GitError, ValueError, KeyError, IndexError, UnicodeDecodeError, OSError):
         return None
 
 

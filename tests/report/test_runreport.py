@@ -14,7 +14,7 @@ import networkx as nx
 import pytest
 
 from harness.blueprint.dag import analyse
-from harness.blueprint.parse import parse_file
+from harness.blueprint.parse import parse_file, parse_text
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
 from harness.report.runreport import build_report, realised_critical_path, run_summary
@@ -46,7 +46,12 @@ def test_summary_matches_the_event_log(finished_run):
     f, d, res = finished_run
     events = read_events(d / "events.jsonl").events
     result = json.loads((d / "result.json").read_text())
-    g = analyse(parse_file(f)).graph
+    # the DAG the run scheduled on: the file before its first merge (the proofs that landed no
+    # longer name their dependencies)
+    first = next(e["commit"] for e in events if e["kind"] == "merged")
+    start = subprocess.run(["git", "show", f"{first}^:Blueprint/Demo.lean"], cwd=f.parent.parent,
+                           capture_output=True, text=True, check=True, timeout=30).stdout
+    g = analyse(parse_text(start, f)).graph
     s = run_summary(events, result, g)
     # every finished attempt is one bar, on the worker that was dispatched with it
     att = [e for e in events if e["kind"] == "attempt"]
@@ -72,6 +77,8 @@ def test_summary_matches_the_event_log(finished_run):
     assert s["merged_at"][path[-1]] == last
     times = [c["merged_at"] for c in s["critical_path"]]
     assert times == sorted(times)
+    # the command reads the same starting DAG from the record
+    assert build_report(d)[1]["critical_path"] == s["critical_path"]
 
 
 def test_realised_critical_path_follows_the_latest_dependency():
