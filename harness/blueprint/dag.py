@@ -14,7 +14,7 @@ statement, its proof, or both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -60,19 +60,29 @@ class Analysis:
         return "open"
 
 
-def analyse(bp: Blueprint, imports: Sequence[Blueprint] = ()) -> Analysis:
+def analyse(bp: Blueprint, imports: Sequence[Blueprint] = (), *, whole: bool = False,
+            visible: Callable[[Blueprint, Blueprint], bool] | None = None) -> Analysis:
     """Analyse ``bp``; ``imports`` are the workspace blueprints it imports (see
     :func:`harness.blueprint.imports.load_imports`). Their declarations become *external*
-    vertices: they resolve references and count for *proved*, but are not this file's work."""
+    vertices: they resolve references and count for *proved*, but are not this file's work.
+
+    ``whole``: the project-wide DAG (:mod:`harness.blueprint.project`): every file's
+    declarations are this analysis's own, with their findings. ``visible(a, b)``: file ``a``
+    imports file ``b`` (Lean names resolve only through imports; labels everywhere)."""
     with gc_paused():
-        return _analyse(bp, list(imports))
+        return _analyse(bp, list(imports), whole, visible)
 
 
-def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
-    resolver = Resolver(*imports, bp)
+def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
+             visible: Callable[[Blueprint, Blueprint], bool] | None = None) -> Analysis:
+    resolver = Resolver(*imports, bp, visible=visible)
     deps: dict[str, DeclDeps] = {}
+    ext_findings: list[Finding] = []
     for ext in imports:
-        deps.update(collect(ext, ext.masked_text(), resolver)[0])
+        ext_deps, found = collect(ext, ext.masked_text(), resolver)
+        deps.update(ext_deps)
+        if whole:
+            ext_findings += list(ext.findings) + found
     own_deps, dep_findings = collect(bp, bp.masked_text(), resolver)
     deps.update(own_deps)
     g = nx.DiGraph()
@@ -81,8 +91,14 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
     for ext in imports:
         for d in ext.decls:
             if d.key not in g:
-                g.add_node(d.key, decl=d, external=True, file=ext.display_path)
+                g.add_node(d.key, decl=d, external=not whole, file=ext.display_path)
                 order[d.key] = -1_000_000 + len(order)
+                if whole:
+                    own.append(d.key)
+            elif whole and d.blueprint is not None:
+                ext_findings.append(Finding(
+                    "duplicate-label", f"`{d.key}` is also declared in "
+                    f"{g.nodes[d.key].get('file')}", ext.display_path, d.pos, d.label))
     for i, d in enumerate(bp.decls):
         if d.key in g:  # duplicate name/label: reported by the parser; keep the first
             if g.nodes[d.key].get("external"):
@@ -106,7 +122,7 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
                 kinds.add("proof")
             g.add_edge(src, key, kinds=frozenset(kinds))
 
-    findings = list(bp.findings) + dep_findings
+    findings = ext_findings + list(bp.findings) + dep_findings
     cond, members, gens = _units(g, order)
     cycles: list[list[str]] = []
     on_cycle: set[str] = set()
@@ -122,8 +138,8 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
     for cyc in sorted(cycles, key=lambda c: order[c[0]]):
         d0: Decl = g.nodes[cyc[0]]["decl"]
         path_text = " -> ".join(cyc + [cyc[0]])
-        findings.append(Finding("cycle", f"dependency cycle: {path_text}", bp.display_path,
-                                d0.pos, d0.label))
+        findings.append(Finding("cycle", f"dependency cycle: {path_text}",
+                                g.nodes[cyc[0]].get("file", bp.display_path), d0.pos, d0.label))
 
     topo = [c for gen in gens for c in gen]
     proved: set[str] = set()

@@ -9,6 +9,7 @@ declaration's own namespace prefix, `open`ed namespaces, and `_root_`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness.blueprint.lexer import IDENT, strip_guillemets
@@ -60,7 +61,13 @@ class Resolver:
     is a declaration, trailing components are projections (`foo.mp`, `h.symm`: the constant is
     `foo`, the `loop p (s::projs)` step there)."""
 
-    def __init__(self, *blueprints: Blueprint) -> None:
+    def __init__(self, *blueprints: Blueprint,
+                 visible: Callable[[Blueprint, Blueprint], bool] | None = None) -> None:
+        """``visible(a, b)``: may file ``a`` use Lean names of file ``b`` (does it import it)?
+        None: every name is visible. Labels are global either way (LeanArchitect's labels
+        are project-wide)."""
+        self.visible = visible
+        self._alts: dict[str, list[Decl]] = {}  # a name declared in several files
         self.by_name: dict[str, Decl] = {}
         self.by_label: dict[str, Decl] = {}
         # labels that name no declaration of ours but are known: `attribute [blueprint]` on
@@ -74,7 +81,9 @@ class Resolver:
                 self.file_of[id(d)] = bp
         for d in (d for bp in blueprints for d in bp.decls):
             if d.name is not None:
-                self.by_name.setdefault(d.name, d)
+                first = self.by_name.setdefault(d.name, d)
+                if first is not d:
+                    self._alts.setdefault(d.name, [first]).append(d)
             if d.blueprint is not None:
                 self.by_label.setdefault(d.blueprint.label, d)
         # last atoms, so a token that cannot be ours is rejected with a few set lookups
@@ -102,18 +111,50 @@ class Resolver:
             if atoms[k - 1] not in tails:
                 continue
             cand = ".".join(atoms[:k]) if k < len(atoms) else name
-            hit = self.by_name.get(cand) if root else self.lookup(cand, pre, d.scope.opens)
+            hit = self.get(cand, d) if root else self.lookup(cand, pre, d.scope.opens, d)
             if hit is not None:
                 return hit, atoms[k:]
         return None
 
-    def lookup(self, name: str, prefixes: list[str], opens: tuple[str, ...]) -> Decl | None:
-        for p in prefixes:
+    def get(self, full: str, d: Decl) -> Decl | None:
+        """The declaration named ``full`` that ``d`` can see: one of an imported file (when
+        ``visible`` is known), or one earlier in its own file — Lean's environment holds only
+        what was declared before (members of one `mutual` block see each other)."""
+        hit = self.by_name.get(full)
+        if hit is None:
+            return None
+        src = self.file_of.get(id(d))
+        if src is None:
+            return hit
+        for cand in self._alts.get(full, (hit,)):
+            f = self.file_of.get(id(cand))
+            if f is src:
+                if cand.span.start < d.span.start or (
+                        cand.group is not None and cand.group == d.group):
+                    return cand
+            elif f is None or self.visible is None or self.visible(src, f):
+                return cand
+        return None
+
+    def later(self, written: str, d: Decl) -> Decl | None:
+        """A declaration of ``d``'s own file after it that ``written`` would name (for the
+        message of a forward reference, which Lean rejects as an unknown identifier)."""
+        name = strip_guillemets(written).removeprefix("_root_.")
+        src = self.file_of.get(id(d))
+        for p in self._prefixes(d):
             hit = self.by_name.get(f"{p}.{name}" if p else name)
+            if hit is not None and self.file_of.get(id(hit)) is src:
+                return hit
+        return None
+
+    def lookup(self, name: str, prefixes: list[str], opens: tuple[str, ...], d: Decl
+               ) -> Decl | None:
+        for p in prefixes:
+            hit = self.get(f"{p}.{name}" if p else name, d)
             if hit is not None:
                 return hit
         for o in opens:
-            hit = self.by_name.get(f"{o}.{name}")
+            hit = self.get(f"{o}.{name}", d)
             if hit is not None:
                 return hit
         return None
@@ -141,12 +182,12 @@ class Resolver:
             self._type_heads[key] = self.resolve(head, d) if head else None
         return self._type_heads[key]
 
-    def field(self, owner: Decl | None, projs: list[str]) -> Decl | None:
+    def field(self, owner: Decl | None, projs: list[str], d: Decl) -> Decl | None:
         """`owner.f` for field notation `x.f` with `x : owner …` (lean4 src/Lean/Elab/App.lean,
         `resolveLValAux`)."""
         if owner is None or owner.name is None or not projs:
             return None
-        return self.by_name.get(f"{owner.name}.{projs[0]}")
+        return self.get(f"{owner.name}.{projs[0]}", d)
 
     def notations(self) -> list[tuple[Notation, Blueprint, set[str]]]:
         """Every notation of the known files with the declarations its expansion names."""
@@ -235,7 +276,7 @@ def collect(bp: Blueprint, masked: str, resolver: Resolver | None = None
             if b is not None:  # a local: `x.f` is field notation on its type
                 if b.type_head and "." in tok:
                     owner = r.resolve(b.type_head, d, prefixes)
-                    hit = r.field(owner, tok.split(".")[1:])
+                    hit = r.field(owner, tok.split(".")[1:], d)
                     if hit is not None and hit is not d:
                         target.add(hit.key)
                 continue
@@ -246,7 +287,7 @@ def collect(bp: Blueprint, masked: str, resolver: Resolver | None = None
             if hit is not d:
                 target.add(hit.key)
             if projs:  # `p.f` on a constant `p : S`: also `S.f`
-                fld = r.field(r.type_of(hit), projs)
+                fld = r.field(r.type_of(hit), projs, d)
                 if fld is not None and fld is not d:
                     target.add(fld.key)
         for n, nbp, keys in nots:  # a notation is usable after its command
@@ -262,9 +303,13 @@ def collect(bp: Blueprint, masked: str, resolver: Resolver | None = None
         for name in d.sorry_using:
             hit = r.resolve(name, d)
             if hit is None:
-                findings.append(Finding("dangling-name", f"`sorry_using` names `{name}`, which is "
-                                        "declared neither in this file nor in its imports", path,
-                                        bp.pos_of(d.body_span.start), d.label))
+                later = r.later(name, d)
+                where = (f"declared only later in this file (line {later.pos.line}; Lean sees "
+                         "earlier declarations only)" if later is not None else
+                         "declared neither in this file nor in its imports")
+                findings.append(Finding("dangling-name", f"`sorry_using` names `{name}`, which "
+                                        f"is {where}", path, bp.pos_of(d.body_span.start),
+                                        d.label))
             elif hit is not d:
                 dd.proof.add(hit.key)
         bpa = d.blueprint

@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.blueprint import parse_file
-from harness.blueprint.dag import Analysis, analyse
-from harness.blueprint.imports import load_imports
+from harness.blueprint.dag import Analysis
 from harness.workspace import find_workspace
 
 
 def add_file_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="blueprint Lean file")
+    p.add_argument("file", type=Path, help="blueprint Lean file; a directory or a root module "
+                   "file (one that only imports) gives the project-wide DAG")
 
 
 def add_json_arg(p: argparse.ArgumentParser) -> None:
@@ -34,7 +33,9 @@ def add_lean_args(p: argparse.ArgumentParser) -> None:
 
 
 def load(path: Path) -> Analysis:
-    """Parse and analyse a blueprint with the workspace blueprints it imports; bad input
-    (in the file or in an imported one) raises InputError (exit 2)."""
-    bp = parse_file(path)
-    return analyse(bp, load_imports(bp, find_workspace(path)))
+    """Parse and analyse a blueprint with the workspace blueprints it imports (a directory or
+    a root module file: the whole project, :mod:`harness.blueprint.project`); bad input (in
+    the file or in an imported one) raises InputError (exit 2)."""
+    from harness.blueprint.project import load as load_target
+
+    return load_target(path, find_workspace(path))

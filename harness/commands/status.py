@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     a = load(args.file)
     keys = [k for k in a.own if args.all or a.decl(k).is_node]
     rows = [node_dict(a, k) for k in keys]
-    live = live_state(args.file)
+    live = live_state(args.file) if args.file.is_file() else None
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK
     if args.json:
         emit_json({"file": a.blueprint.display_path, "counts": counts(a), "nodes": rows,
