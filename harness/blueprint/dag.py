@@ -61,20 +61,24 @@ class Analysis:
 
 
 def analyse(bp: Blueprint, imports: Sequence[Blueprint] = (), *, whole: bool = False,
-            visible: Callable[[Blueprint, Blueprint], bool] | None = None) -> Analysis:
+            visible: Callable[[Blueprint, Blueprint], bool] | None = None,
+            adjust: Callable[[dict[str, DeclDeps]], None] | None = None) -> Analysis:
     """Analyse ``bp``; ``imports`` are the workspace blueprints it imports (see
     :func:`harness.blueprint.imports.load_imports`). Their declarations become *external*
     vertices: they resolve references and count for *proved*, but are not this file's work.
 
     ``whole``: the project-wide DAG (:mod:`harness.blueprint.project`): every file's
     declarations are this analysis's own, with their findings. ``visible(a, b)``: file ``a``
-    imports file ``b`` (Lean names resolve only through imports; labels everywhere)."""
+    imports file ``b`` (Lean names resolve only through imports; labels everywhere). ``adjust``
+    rewrites the inferred dependencies before the graph is built (LeanArchitect's own answer:
+    :func:`harness.blueprint.exact.adjuster`)."""
     with gc_paused():
-        return _analyse(bp, list(imports), whole, visible)
+        return _analyse(bp, list(imports), whole, visible, adjust)
 
 
 def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
-             visible: Callable[[Blueprint, Blueprint], bool] | None = None) -> Analysis:
+             visible: Callable[[Blueprint, Blueprint], bool] | None = None,
+             adjust: Callable[[dict[str, DeclDeps]], None] | None = None) -> Analysis:
     resolver = Resolver(*imports, bp, visible=visible)
     deps: dict[str, DeclDeps] = {}
     ext_findings: list[Finding] = []
@@ -85,6 +89,8 @@ def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
             ext_findings += list(ext.findings) + found
     own_deps, dep_findings = collect(bp, bp.masked_text(), resolver)
     deps.update(own_deps)
+    if adjust is not None:
+        adjust(deps)
     g = nx.DiGraph()
     order: dict[str, int] = {}
     own: list[str] = []

@@ -16,17 +16,19 @@ Every file is parsed once per process (:class:`ParseCache`), never once per impo
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.blueprint.dag import Analysis, analyse
+from harness.blueprint.deps import DeclDeps
 from harness.blueprint.imports import imported_modules, module_path
 from harness.blueprint.model import Blueprint, CommandKind
 from harness.blueprint.parse import parse_text
 from harness.blueprint.source import parse_file
 from harness.errors import InputError
 
+Adjust = Callable[[dict[str, DeclDeps]], None]
 SKIP_DIRS = {".lake", ".git", ".harness", "build", "lake-packages", "__pycache__"}
 _ROOT_KINDS = {CommandKind.IMPORT, CommandKind.MODULE_DOC, CommandKind.SET_OPTION}
 _DANGLING_LABELS = ("dangling-cref", "dangling-use", "dangling-link", "dangling-label")
@@ -119,7 +121,8 @@ def build(workspace: Path, roots: Iterable[Path], cache: ParseCache | None = Non
     return project
 
 
-def load_project(target: Path, workspace: Path, cache: ParseCache | None = None) -> Analysis:
+def load_project(target: Path, workspace: Path, cache: ParseCache | None = None, *,
+                 adjust: Adjust | None = None) -> Analysis:
     """The project-wide DAG of a directory (every `.lean` file under it) or of a root module
     file (every workspace file it imports): all nodes are this analysis's own."""
     cache = cache or ParseCache()
@@ -133,17 +136,18 @@ def load_project(target: Path, workspace: Path, cache: ParseCache | None = None)
         root = cache.get(target)
         project = build(workspace, [target], cache)
     files = [b for b in project.files if b is not root]
-    return analyse(root, files, whole=True, visible=project.visible)
+    return analyse(root, files, whole=True, visible=project.visible, adjust=adjust)
 
 
-def load_file(path: Path, workspace: Path, cache: ParseCache | None = None) -> Analysis:
+def load_file(path: Path, workspace: Path, cache: ParseCache | None = None, *,
+              adjust: Adjust | None = None) -> Analysis:
     """FILE with its import closure; a label it names that none of them declares is looked up
     in the rest of the workspace (labels are global), whose files then join as context."""
     cache = cache or ParseCache()
     project = build(workspace, [path], cache)
     bp = cache.get(path)
     closure = [b for b in project.files if b is not bp]
-    a = analyse(bp, closure, visible=project.visible)
+    a = analyse(bp, closure, visible=project.visible, adjust=adjust)
     if not any(f.code in _DANGLING_LABELS for f in a.findings):
         return a
     everything = build(workspace, [*lean_files(workspace), path], cache)
@@ -151,16 +155,14 @@ def load_file(path: Path, workspace: Path, cache: ParseCache | None = None) -> A
     rest = [b for b in everything.files if b is not bp and id(b) not in known]
     if not rest:
         return a
-    return analyse(bp, closure + rest, visible=everything.visible)
+    return analyse(bp, closure + rest, visible=everything.visible, adjust=adjust)
 
 
-def load(target: Path, workspace: Path, cache: ParseCache | None = None) -> Analysis:
+def load(target: Path, workspace: Path, cache: ParseCache | None = None, *,
+         adjust: Adjust | None = None) -> Analysis:
     """`plan|status|graph TARGET`: a directory or a root module file give the project-wide
     DAG, any other file its own view (see the module docstring)."""
     cache = cache or ParseCache()
-    if target.is_dir():
-        return load_project(target, workspace, cache)
-    bp = cache.get(target)
-    if is_root_module(bp):
-        return load_project(target, workspace, cache)
-    return load_file(target, workspace, cache)
+    if target.is_dir() or is_root_module(cache.get(target)):
+        return load_project(target, workspace, cache, adjust=adjust)
+    return load_file(target, workspace, cache, adjust=adjust)
