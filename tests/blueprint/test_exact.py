@@ -153,3 +153,18 @@ def test_artifact_and_bad_json():
     with pytest.raises(InputError, match="not LeanArchitect JSON"):
         parse_module_json("{\"modules\": []}", "x.json")
     assert parse_module_json('[{"type": "moduleDoc", "data": "# Hi"}]', "x.json") == []
+
+
+def test_run_takes_leanarchitects_edges_when_lean_is_present(tmp_path):
+    from harness.blueprint.project import load
+    from harness.commands.run import _exact_adjust
+
+    ws = workspace(tmp_path)
+    adjust, note = _exact_adjust(ws / "P" / "A.lean", ws, str(FAKE_LAKE))
+    assert "dependencies from LeanArchitect (6 nodes)" in note and "lem:top (proof)" in note
+    a = load(ws / "P" / "A.lean", ws, adjust=adjust)
+    assert a.graph.has_edge("lem:simp", "lem:top")
+    assert not load(ws / "P" / "A.lean", ws).graph.has_edge("lem:simp", "lem:top")
+    (ws / "P" / "A.lean").write_text(A.replace("  sorry\n", "  exact bogus\n"))
+    adjust, note = _exact_adjust(ws / "P" / "A.lean", ws, str(FAKE_LAKE))
+    assert adjust is None and "using the text DAG" in note
