@@ -199,8 +199,7 @@ class Resolver:
                     near = _decl_near(bp, n.command.span.start)
                     keys: set[str] = set()
                     if near is not None:
-                        pre = self._prefixes(near) if near.short_name is None else \
-                            _namespace_prefixes(near)
+                        pre = _namespace_prefixes(near)  # the command's own namespace
                         for tok, _ in tokens_in(m, *n.expansion):
                             hit = self.resolve(tok, near, pre)
                             if hit is not None:

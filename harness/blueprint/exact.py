@@ -21,6 +21,8 @@ Two schemas of the `statement`/`proof` parts exist:
   attribute says; the inferred uses are computed at output time and appear in the LaTeX
   (`lake build :blueprint`: `\\uses{…}` and `\\leanok` per environment in
   `module/<A/B/C>.artifacts/<label>.tex`, Output.lean `NodePart.toLatex`), which is read then.
+Which of the two the workspace's pinned LeanArchitect writes was not confirmed here (no Lean on
+this machine): both are read, the schema is detected per part.
 """
 
 from __future__ import annotations
