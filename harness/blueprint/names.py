@@ -10,7 +10,8 @@ Lean's name resolution that decide whether a token is a *dependency*:
   set-builder variables; each is in scope from where it is bound to the end of the declaration
   (an approximation of Lean's lexical scoping that errs on the side of "local").
 - `x.f` on a local `x : S …` is field notation: the constant `S.f` (lean4
-  src/Lean/Elab/App.lean, `resolveLValAux`: the head constant of the type, then `.f`).
+  src/Lean/Elab/App.lean, `resolveLValAux`: the head constant of the type, then `.f`; Lean also
+  searches parent structures, `findMethod?`, which is not modelled here).
 - a name followed by `:=` is a named argument, structure-instance field or `let`/`have` binder,
   never a reference.
 - `notation`/`local notation`/`infix`… whose expansion mentions a declaration: a use of the
