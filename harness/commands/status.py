@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from rich.table import Table
 
@@ -53,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         style = STATE_STYLE.get(r["state"], "")
         t.add_row(r["key"], r["kind"], r["body"], f"[{style}]{r['state']}[/]",
-                  str(r["priority"]), str(r["line"]))
+                  str(r["priority"]),
+                  f"{Path(r['file']).name}:{r['line']}" if r["file"] else str(r["line"]))
     out.print(t)
     if live:
         out.print(f"[bold]Run[/] {live.get('run_id', '?')}: " + ", ".join(
