@@ -18,7 +18,7 @@ statement, its proof, or both. Prose `\\cref`/`\\ref` are links (:mod:`.links`),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -82,12 +82,20 @@ class Analysis:
         return "open"
 
 
-def analyse(bp: Blueprint, imports: Sequence[Blueprint] = ()) -> Analysis:
+def analyse(bp: Blueprint, imports: Sequence[Blueprint] = (), *, whole: bool = False,
+            visible: Callable[[Blueprint, Blueprint], bool] | None = None,
+            adjust: Callable[[dict[str, DeclDeps]], None] | None = None) -> Analysis:
     """Analyse ``bp``; ``imports`` are the workspace blueprints it imports (see
     :func:`harness.blueprint.imports.load_imports`). Their declarations become *external*
-    vertices: they resolve references and count for *proved*, but are not this file's work."""
+    vertices: they resolve references and count for *proved*, but are not this file's work.
+
+    ``whole``: the project-wide DAG (:mod:`harness.blueprint.project`): every file's
+    declarations are this analysis's own, with their findings. ``visible(a, b)``: file ``a``
+    imports file ``b`` (Lean names resolve only through imports; labels everywhere). ``adjust``
+    rewrites the inferred dependencies before the graph is built (LeanArchitect's own answer:
+    :func:`harness.blueprint.exact.adjuster`)."""
     with gc_paused():
-        return _analyse(bp, list(imports))
+        return _analyse(bp, list(imports), whole, visible, adjust)
 
 
 def _complete(g: nx.DiGraph, key: str) -> bool:
@@ -96,20 +104,27 @@ def _complete(g: nx.DiGraph, key: str) -> bool:
 
 
 def _vertices(bp: Blueprint, imports: list[Blueprint], findings: list[Finding],
-              warnings: list[Finding]) -> tuple[nx.DiGraph, dict[str, int], list[str]]:
+              warnings: list[Finding], whole: bool = False
+              ) -> tuple[nx.DiGraph, dict[str, int], list[str]]:
     """One vertex per label (its declarations are the parts) or context declaration, and one
-    per informal node; imported vertices are *external* unless this file adds a part."""
+    per informal node; imported vertices are *external* unless this file adds a part (or the
+    analysis is ``whole``: the project-wide DAG, where every file is own)."""
     g = nx.DiGraph()
     order: dict[str, int] = {}
     own: list[str] = []
-    for b in [*imports, bp]:
-        is_own = b is bp
+    files = [*imports, bp]
+    for fi, b in enumerate(files):
+        is_own = whole or b is bp
+        if whole and b is not bp:
+            findings.extend(b.findings)
+            warnings.extend(b.warnings)
         for d in [*b.decls, *b.informal]:
-            i = d.span.start  # file order (informal nodes sit inside their comment)
+            # file order (informal nodes sit inside their comment), files in import order
+            i = (fi - len(imports)) * 10**12 + d.span.start
             v = d.node_key
             if v not in g:
                 g.add_node(v, decl=d, parts=[d], external=not is_own, file=b.display_path)
-                order[v] = i if is_own else -10**12 + len(order)
+                order[v] = i
                 if is_own:
                     own.append(v)
                 continue
@@ -139,9 +154,12 @@ def _vertices(bp: Blueprint, imports: list[Blueprint], findings: list[Finding],
 
 
 def _edges(g: nx.DiGraph, bp: Blueprint, imports: list[Blueprint], order: dict[str, int],
-           findings: list[Finding]) -> dict[str, DeclDeps]:
-    """Dependencies of every vertex, the union over its parts; edges dep -> user with kinds."""
-    resolver = Resolver(*imports, bp)
+           findings: list[Finding], whole: bool = False,
+           visible: Callable[[Blueprint, Blueprint], bool] | None = None,
+           adjust: Callable[[dict[str, DeclDeps]], None] | None = None) -> dict[str, DeclDeps]:
+    """Dependencies of every vertex, the union over its parts (``adjust``: rewritten, e.g. to
+    LeanArchitect's own answer); edges dep -> user with kinds."""
+    resolver = Resolver(*imports, bp, visible=visible)
     vertex_of: dict[str, str] = {}
     for b in [*imports, bp]:
         for d in b.decls:
@@ -149,7 +167,7 @@ def _edges(g: nx.DiGraph, bp: Blueprint, imports: list[Blueprint], order: dict[s
     deps: dict[str, DeclDeps] = {}
     for b in [*imports, bp]:
         got, found = collect(b, b.masked_text(), resolver)
-        if b is bp:
+        if whole or b is bp:
             findings.extend(found)
         for d in [*b.decls, *b.informal]:
             v = d.node_key
@@ -165,6 +183,8 @@ def _edges(g: nx.DiGraph, bp: Blueprint, imports: list[Blueprint], order: dict[s
                     extra = {vertex_of.get(t, t) for t in part.proof}
                     dd.statement |= extra - _excluded(resolver, d, vertex_of)
             _label_uses(g, d, dd)
+    if adjust is not None:
+        adjust(deps)
     for key, dd in deps.items():
         for src in sorted(dd.statement | dd.proof, key=lambda k: order.get(k, 0)):
             if src not in g or src == key:
@@ -207,11 +227,13 @@ def _label_uses(g: nx.DiGraph, d, dd: DeclDeps) -> None:
                 target.add(v)
 
 
-def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
+def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
+             visible: Callable[[Blueprint, Blueprint], bool] | None = None,
+             adjust: Callable[[dict[str, DeclDeps]], None] | None = None) -> Analysis:
     findings = list(bp.findings)
     warnings = list(bp.warnings)
-    g, order, own = _vertices(bp, imports, findings, warnings)
-    deps = _edges(g, bp, imports, order, findings)
+    g, order, own = _vertices(bp, imports, findings, warnings, whole)
+    deps = _edges(g, bp, imports, order, findings, whole, visible, adjust)
     informal = {k for k in g if isinstance(g.nodes[k]["decl"], InformalNode)}
 
     cond, members, gens = _units(g, order)
@@ -229,8 +251,8 @@ def _analyse(bp: Blueprint, imports: list[Blueprint]) -> Analysis:
     for cyc in sorted(cycles, key=lambda c: order[c[0]]):
         d0: Decl = g.nodes[cyc[0]]["decl"]
         path_text = " -> ".join(cyc + [cyc[0]])
-        findings.append(Finding("cycle", f"dependency cycle: {path_text}", bp.display_path,
-                                d0.pos, d0.label))
+        findings.append(Finding("cycle", f"dependency cycle: {path_text}",
+                                g.nodes[cyc[0]].get("file", bp.display_path), d0.pos, d0.label))
 
     topo = [c for gen in gens for c in gen]
     proved: set[str] = set()

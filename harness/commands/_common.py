@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.blueprint import parse_file
-from harness.blueprint.dag import Analysis, analyse
-from harness.blueprint.imports import load_imports
+from harness.blueprint.dag import Analysis
 from harness.workspace import find_workspace
 
 
 def add_file_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="blueprint Lean file")
+    p.add_argument("file", type=Path, help="blueprint Lean file; a directory or a root module "
+                   "file (one that only imports) gives the project-wide DAG")
 
 
 def add_json_arg(p: argparse.ArgumentParser) -> None:
@@ -43,12 +42,13 @@ def add_lint_arg(p: argparse.ArgumentParser) -> None:
 
 
 def load(path: Path, lints: list[str] | None = None) -> Analysis:
-    """Parse and analyse a blueprint with the workspace blueprints it imports; bad input
-    (in the file or in an imported one) raises InputError (exit 2). ``lints`` add findings."""
+    """Parse and analyse a blueprint with the workspace blueprints it imports (a directory or
+    a root module file: the whole project, :mod:`harness.blueprint.project`); bad input (in
+    the file or in an imported one) raises InputError (exit 2). ``lints`` add findings."""
     from harness.blueprint.links import run_lints
+    from harness.blueprint.project import load as load_target
 
-    bp = parse_file(path)
-    a = analyse(bp, load_imports(bp, find_workspace(path)))
+    a = load_target(path, find_workspace(path))
     a.findings.extend(run_lints(a, lints))
     if lints and "crefs" in lints:  # the lint made dangling links findings: say them once
         a.warnings = [w for w in a.warnings if w.code != "dangling-link"]

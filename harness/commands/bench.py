@@ -1,9 +1,11 @@
-"""`harness bench parse|context|merge|schedule|graph` — the figures in docs/benchmarks.md.
+"""`harness bench parse|context|merge|schedule|project|graph`: the figures in docs/benchmarks.md.
 
 - parse: parse + plan on a generated blueprint of N nodes and of scale x N nodes;
 - context: prover context size against the whole file (agents.context);
 - merge: orchestrator overhead per merge, git + bookkeeping (orchestrator.benchmark);
 - schedule: pipelined scheduler vs barrier rounds vs the lower bound (orchestrator.benchmark);
+- project: the project-wide DAG of a generated --files-module project, against analysing each
+  file with its import closure (blueprint.genproject).
 - graph: layout time of the blueprint graph, dot vs igraph, 100 / 1000 / 5000 nodes
   (report.benchmark; --nodes N: one size).
 """
@@ -24,10 +26,14 @@ from harness.report.output import console, emit_json, err_console
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="benchmarks (parse: parse + plan on generated blueprints)",
                        description=__doc__)
-    p.add_argument("what", choices=["parse", "context", "merge", "schedule", "graph"],
+    p.add_argument("what",
+                   choices=["parse", "context", "merge", "schedule", "project", "graph"],
                    help="which benchmark")
     p.add_argument("--nodes", type=int, default=None,
                    help="nodes (default: parse 5000, context 3000, merge 1000, schedule 258)")
+    p.add_argument("--files", type=int, default=199, help="project: modules (default 199)")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="project: skip the (slow) per-file baseline")
     p.add_argument("--scale", type=int, default=10, help="size factor for the scaling run")
     p.add_argument("--repeat", type=int, default=3, help="runs per size (best is kept)")
     p.add_argument("--json", action="store_true")
@@ -102,6 +108,13 @@ def _other(args: argparse.Namespace) -> dict:
         from harness.agents.context import context_benchmark
 
         result = context_benchmark(args.nodes or 3000, seed=0, sample=50)
+    elif args.what == "project":
+        from harness.blueprint.genproject import project_benchmark
+
+        if args.files < 1:
+            raise UsageError("bench: --files must be at least 1")
+        result = project_benchmark(args.files, args.nodes or 6, args.repeat,
+                                   baseline=not args.no_baseline)
     elif args.what == "merge":
         from harness.orchestrator.benchmark import merge_overhead
 

@@ -21,7 +21,6 @@ from harness.report.output import emit_json, err_console
 from harness.workspace import find_workspace
 
 FORMATS = {".html": "html", ".htm": "html", ".svg": "svg", ".json": "json"}
-SKIP_DIRS = {".lake", "lake-packages", "build", ".harness", ".git", "node_modules"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,49 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def blueprint_files(paths: list[Path]) -> list[tuple[Path, bool]]:
-    """(file, given explicitly). A directory contributes its `.lean` files that mention
-    `blueprint` (build output, hidden directories and lakefiles skipped; at a workspace root
-    only the capitalised top-level directories, where Lean modules live), in path order."""
-    out: list[tuple[Path, bool]] = []
-    for p in paths:
-        if not p.is_dir():
-            out.append((p, True))
-            continue
-        root = any((p / n).is_file() for n in ("lakefile.lean", "lakefile.toml"))
-        for f in sorted(p.rglob("*.lean")):
-            parts = f.relative_to(p).parts
-            if any(d in SKIP_DIRS or d.startswith(".") for d in parts[:-1]) \
-                    or f.name.startswith("lakefile") \
-                    or (root and len(parts) > 1 and not parts[0][:1].isupper()):
-                continue
-            if _mentions_blueprint(f):
-                out.append((f, False))
-    seen: set[Path] = set()
-    return [(f, x) for f, x in out if not (f.resolve() in seen or seen.add(f.resolve()))]
-
-
-def _mentions_blueprint(f: Path) -> bool:
-    try:
-        return b"blueprint" in f.read_bytes()
-    except OSError:
-        return False
-
-
 def load_all(paths: list[Path]) -> list[Analysis]:
-    """Each file analysed with its imports; files found in a directory count only when they
-    declare at least one blueprint node."""
-    out = []
-    for f, explicit in blueprint_files(paths):
-        try:
-            a = load(f)
-        except InputError:
-            if explicit or f.exists():
-                raise
-            continue  # removed while we scanned the directory
-        if explicit or any(a.decl(k).is_node for k in a.own):
-            out.append(a)
-    if not out:
+    """One analysis per PATH: a file with its imports, or a directory / root module file as the
+    project-wide DAG (:mod:`harness.blueprint.project`). Several analyses are drawn as one
+    graph (:func:`harness.report.graph.graph_data` merges them)."""
+    out = [load(p) for p in paths]
+    if not any(a.decl(k).is_node or a.is_informal(k) for a in out for k in a.own):
         raise InputError(paths[0], 1, 0, "no blueprint files (`@[blueprint …]`) here")
     return out
 
@@ -99,7 +61,7 @@ def write_graph(file: Path | list[Path], output: Path, *, engine: str = "auto") 
     except OSError as err:
         raise UsageError(f"{output}: cannot write: {err.strerror or err}") from None
     return {"file": str(paths[0]) if len(paths) == 1 else [str(p) for p in paths],
-            "files": len(analyses), "output": str(output), "format": fmt,
+            "files": len(data["files"]), "output": str(output), "format": fmt,
             "nodes": len(data["nodes"]), "edges": len(data["edges"]),
             "layout": data["layout"]["engine"], "layout_s": data["layout"]["seconds"],
             "findings": [f.line() for a in analyses for f in a.findings],

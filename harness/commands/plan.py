@@ -1,11 +1,14 @@
-"""`harness plan FILE` — dynamic leaves in priority order, layers, critical path. No Lean needed."""
+"""`harness plan FILE|DIR` — dynamic leaves in priority order, layers, critical path. No Lean
+needed; with `--exact` (Lean and a build), the node-to-node edges are LeanArchitect's own
+(`lake build :blueprintJson`) and the places where the text inference disagreed are listed.
+A directory, or a root module file that only imports, gives the project-wide DAG."""
 
 from __future__ import annotations
 
 import argparse
 
 from harness.commands._common import (
-    add_file_arg, add_json_arg, add_lint_arg, load, print_problems,
+    add_file_arg, add_json_arg, add_lean_args, add_lint_arg, load, print_problems,
 )
 from harness.errors import ExitCode
 from harness.report.output import console, emit_json
@@ -18,12 +21,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_file_arg(p)
     add_json_arg(p)
     add_lint_arg(p)
+    p.add_argument("--exact", action="store_true",
+                   help="take the dependencies from LeanArchitect (`lake build :blueprintJson`; "
+                        "needs Lean) and report where the text inference disagreed")
+    add_lean_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    a = load(args.file, args.lint)
+    exact = None
+    if args.exact:
+        a, exact = load_exact(args)
+    else:
+        a = load(args.file, args.lint)
     data = plan_dict(a)
+    if exact is not None:
+        data["exact"] = exact
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK
     if args.json:
         emit_json(data)
@@ -47,5 +60,36 @@ def run(args: argparse.Namespace) -> int:
     if data["critical_path"]:
         out.print("\n[bold]Critical path[/]: " + " -> ".join(data["critical_path"]))
     out.print("[bold]Targets[/]: " + (", ".join(data["targets"]) or "(none)"))
+    if exact is not None:
+        print_exact(out, exact)
     print_problems(a)
     return int(code)
+
+
+def load_exact(args: argparse.Namespace):
+    from harness.lean.architect import exact_analysis
+    from harness.lean.toolchain import find_lake
+    from harness.workspace import find_workspace
+
+    lake = find_lake(args.lake)  # no Lean: exit 2 with the one line saying what to set
+    return exact_analysis(args.file, find_workspace(args.file), lake,
+                          timeout_s=args.timeout)
+
+
+def print_exact(out, exact: dict) -> None:
+    items = exact["disagreements"]
+    out.print(f"\n[bold]LeanArchitect[/] ({exact['source']}, {exact['lean_nodes']} nodes): "
+              + (f"the text inference disagreed on {len(items)} node part(s)" if items
+                 else "the text inference agrees on every node"))
+    for d in items:
+        parts = []
+        if d["missing_in_text"]:
+            parts.append("Lean also uses " + ", ".join(d["missing_in_text"]))
+        if d["extra_in_text"]:
+            parts.append("the text also inferred " + ", ".join(d["extra_in_text"]))
+        out.print(f"  {d['label']} ({d['part']}): " + "; ".join(parts))
+    for key, what in (("only_in_lean", "only in LeanArchitect's output"),
+                      ("only_in_text", "not in LeanArchitect's output"),
+                      ("not_inferred", "without inferred uses (JSON only)")):
+        if exact[key]:
+            out.print(f"  {what}: " + ", ".join(exact[key]))

@@ -69,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
     view = PlainView(sys.stderr) if args.json else make_view(args.live)
     session = Session(file, settings, workspace=workspace, notify=view)
     session.source = args.source
+    if file.is_file() and _lean_found(args.lake):
+        session.adjust, note = _exact_adjust(file, workspace, args.lake)
+        session.notes.append(note)
     preflight, factory = real_services(args.lake, args.config)
     try:
         result = session.run(factory, preflight)
@@ -93,6 +96,32 @@ def run(args: argparse.Namespace) -> int:
                 out.print(f"  blocked {label}: {n.reason}")
         out.print(f"result: {session.dir / 'result.json'}  commit {result.final_commit}")
     return int(result.exit_code if result.exit_code in tuple(ExitCode) else ExitCode.FINDINGS)
+
+
+def _exact_adjust(file: Path, workspace: Path, lake: str | None):
+    """With Lean, the DAG's node-to-node edges are LeanArchitect's (`lake build
+    :blueprintJson`), edges the text infers after later edits kept too (fail closed). A failed
+    build only costs the exactness: the text-inferred DAG is used and the gate still decides."""
+    from harness.blueprint.exact import adjuster, compare
+    from harness.blueprint.project import load
+    from harness.errors import CannotCertify
+    from harness.lean.architect import exact_dependencies
+    from harness.lean.toolchain import find_lake
+
+    try:
+        exact = exact_dependencies(find_lake(lake), workspace)
+    except (CannotCertify, UsageError) as err:
+        return None, f"LeanArchitect's dependencies unavailable ({err}); using the text DAG"
+    try:
+        text = load(file, workspace)
+    except HarnessError:
+        return None, "LeanArchitect's dependencies not used: the blueprint does not parse"
+    nodes = {k for k in text.graph.nodes if text.decl(k).is_node}
+    items, _, _ = compare(text.deps, nodes, exact, only=set(text.own) & nodes)
+    note = (f"dependencies from LeanArchitect ({len(exact.nodes)} nodes); the text inference "
+            f"disagreed on {len(items)} node part(s)" + (": " + ", ".join(
+                f"{d.label} ({d.kind})" for d in items[:10]) if items else ""))
+    return adjuster(exact, nodes, baseline=text.deps), note
 
 
 def _lean_found(lake: str | None) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.table import Table
 
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     a = load(args.file, args.lint)
     keys = [k for k in a.own if args.all or a.decl(k).is_node]
     rows = [node_dict(a, k) for k in keys]
-    live = live_state(args.file)
+    live = live_state(args.file) if args.file.is_file() else None
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK
     if args.json:
         emit_json({"file": a.blueprint.display_path, "counts": counts(a), "nodes": rows,
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         style = STATE_STYLE.get(r["state"], "")
         t.add_row(r["key"], r["kind"], r["body"], f"[{style}]{r['state']}[/]",
-                  str(r["priority"]), str(r["line"]))
+                  str(r["priority"]),
+                  f"{Path(r['file']).name}:{r['line']}" if r["file"] else str(r["line"]))
     out.print(t)
     if live:
         out.print(f"[bold]Run[/] {live.get('run_id', '?')}: " + ", ".join(

@@ -100,6 +100,7 @@ class Session:
         self.lock = RunLock(self.dir / "lock.json")
         self.notes: list[str] = []
         self.source: Path | None = None  # stage 1's informal source (--source)
+        self.adjust: Callable[[dict], None] | None = None  # LeanArchitect's edges (with Lean)
         self.log: EventLog | None = None  # set by run(): the services may log (e.g. locking)
         self.state: RunState = RunState()
         self.result: RunResult | None = None  # set once result.json is written (any exit path)
@@ -217,7 +218,7 @@ class Session:
                                    batch_window=self.settings.batch_window,
                                    attempts_before_repair=self.settings.attempts_before_repair,
                                    max_attempts=self.settings.max_attempts,
-                                   budget=self.settings.budget)
+                                   budget=self.settings.budget, adjust=self.adjust)
                 executor = services.make_executor(services.runner, self.settings.workers)
                 try:
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
@@ -289,7 +290,7 @@ class Session:
                 bp = parse_file(self.file)
             else:
                 return None
-            return analyse(bp, load_imports(bp, self.workspace))
+            return analyse(bp, load_imports(bp, self.workspace), adjust=self.adjust)
         except (HarnessError, OSError):
             return None
 

@@ -85,6 +85,7 @@ class Stage2Config:
     max_attempts: int = 12
     budget: float | None = None  # USD for the whole run (earlier sessions included)
     poll_s: float = 0.1
+    adjust: Callable[[dict], None] | None = None  # LeanArchitect's edges (blueprint.exact)
 
 
 @dataclass
@@ -120,7 +121,7 @@ class Stage2:
         bp = self.record.parsed(self.record.head_text())
         if self._imports is None:
             self._imports = load_imports(bp, find_workspace(self.record.file))
-        return analyse(bp, self._imports)
+        return analyse(bp, self._imports, adjust=self.cfg.adjust)
 
     def _sync(self) -> None:
         a = self._analysis()

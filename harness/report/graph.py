@@ -42,9 +42,9 @@ def module_of(path: str | Path | None, workspace: Path | None) -> str | None:
 
 
 def _signature(a: Analysis, key: str) -> str | None:
-    d = a.decl(key)
-    if a.is_external(key):
+    if a.is_external(key) or a.is_informal(key):  # informal: a node with no Lean
         return None
+    d = a.decl(key)
     sig = d.signature_span.slice(a.blueprint.text).strip()
     text = f"{d.kind.value} {d.name or ''} {sig}".strip()
     return text if len(text) <= 1200 else text[:1199] + "…"
@@ -58,12 +58,14 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
     items = [analyses] if isinstance(analyses, Analysis) else list(analyses)
     nodes: dict[str, dict[str, Any]] = {}
     for a in items:
-        mod = module_of(a.blueprint.path or a.blueprint.display_path, workspace)
         for key in a.own:
             if key in nodes and not nodes[key]["external"]:
                 continue  # declared twice across files: the first file keeps it
             n = node_dict(a, key)
-            n["module"], n["signature"] = mod, _signature(a, key)
+            # the node's own file: a project-wide analysis holds every file's nodes
+            n["module"] = module_of(a.graph.nodes[key].get("file") or a.blueprint.path
+                                    or a.blueprint.display_path, workspace)
+            n["signature"] = _signature(a, key)
             nodes[key] = n
     for a in items:
         own = set(a.own)
@@ -97,8 +99,9 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
     own_states = [n["state"] for n in nodes.values() if not n["external"]]
     return {
         "title": title or (items[0].blueprint.display_path if len(items) == 1
-                           else f"{len(items)} blueprint files"),
-        "files": [a.blueprint.display_path for a in items],
+                           else f"{len(items)} blueprint paths"),
+        "files": list(dict.fromkeys(a.graph.nodes[k].get("file") or a.blueprint.display_path
+                                    for a in items for k in a.own)),
         "counts": {s: own_states.count(s) for s in STATES}, "colours": COLOURS,
         "nodes": list(nodes.values()), "edges": edge_list,
         "layout": {"engine": lay.engine, "seconds": lay.seconds, "note": lay.note,

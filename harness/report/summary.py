@@ -52,7 +52,9 @@ def node_dict(a: Analysis, key: str) -> dict[str, Any]:
 
 
 def _file_of(a: Analysis, key: str):
-    return None if not a.is_external(key) else a.graph.nodes[key].get("file")
+    """The file of an imported node, or of any node of a project-wide analysis."""
+    f = a.graph.nodes[key].get("file")
+    return f if f != a.blueprint.display_path else None
 
 
 def counts(a: Analysis) -> dict[str, Any]:

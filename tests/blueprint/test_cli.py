@@ -85,12 +85,18 @@ def test_findings_exit_1_with_located_lines(tmp_path):
 
 
 def test_cycle_exit_1(tmp_path):
-    f = tmp_path / "cyc.lean"
-    f.write_text("theorem a : True := by\n  sorry_using [b]\n"
-                 "theorem b : True := by\n  sorry_using [a]\n")
+    f = tmp_path / "cyc.lean"  # a label may name a later node; a Lean name may not
+    f.write_text('@[blueprint "a" (uses := ["b"])] theorem a : True := by\n  sorry\n'
+                 '@[blueprint "b"] theorem b : True := by\n  sorry_using [a]\n')
     r = harness("plan", str(f), "--json")
     assert r.returncode == 1
     assert any(x["code"] == "cycle" for x in json.loads(r.stdout)["findings"])
+    fwd = tmp_path / "fwd.lean"
+    fwd.write_text("theorem a : True := by\n  sorry_using [b]\n"
+                   "theorem b : True := by\n  sorry_using [a]\n")
+    r = harness("plan", str(fwd), "--json")
+    codes = [x["code"] for x in json.loads(r.stdout)["findings"]]
+    assert r.returncode == 1 and codes == ["dangling-name"] and "only later" in r.stdout
     g = harness("graph", str(f), "-o", str(tmp_path / "g.html"))
     assert g.returncode == 1 and "dependency cycle: a -> b -> a" in g.stderr
 
@@ -129,8 +135,8 @@ def test_bad_input_is_one_line_exit_2(tmp_path, case, command):
 
 
 def test_directory_and_big_file(tmp_path):
-    r = harness("plan", str(tmp_path))
-    assert r.returncode == 2 and "is a directory" in r.stderr
+    r = harness("plan", str(tmp_path))  # a directory is a project: this one has no files
+    assert r.returncode == 2 and "no Lean files" in r.stderr and r.stderr.count("\n") == 1
     big = tmp_path / "big.lean"
     big.write_bytes(b"-- " + b"x" * (10 * 2**20) + b"\n\xff")  # 10 MB of junk, not UTF-8
     r = harness("plan", str(big))

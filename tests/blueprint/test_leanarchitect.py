@@ -294,13 +294,13 @@ PROSE_CYCLE = '''
     @[blueprint "def:seq" (statement := /-- A sequence; its limit is given by \\cref{thm:lim}. -/)]
     def seq (n : Nat) : Nat := n
 
+    @[blueprint "lem:bound" (proof := /-- See \\cref{thm:lim} and \\ref{nowhere}. -/)]
+    theorem bound : True := trivial
+
     @[blueprint "thm:lim" (statement := /-- The limit of \\cref{def:seq}. -/)
       (proof := /-- By \\cref{lem:bound}. -/)]
     theorem lim : seq 0 = 0 := by
       sorry_using [bound]
-
-    @[blueprint "lem:bound" (proof := /-- See \\cref{thm:lim} and \\ref{nowhere}. -/)]
-    theorem bound : True := trivial
 '''
 
 

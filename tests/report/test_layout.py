@@ -162,5 +162,6 @@ def test_workspace_root_takes_the_module_directories_only(tmp_path):
     r = harness("graph", ".", "-o", str(tmp_path / "g.json"), "--json")
     assert r.returncode in (0, 1), r.stderr
     info = json.loads(r.stdout)
-    # Blueprint/ only: not tests/fixtures, not the lakefile or SLT.lean (prose mentions)
+    # the project-wide DAG of the capitalised module folders: Blueprint/ (not tests/fixtures);
+    # SLT.lean and Blueprint.lean only import
     assert info["files"] == len(list((ROOT / "Blueprint").rglob("*.lean")))

@@ -1,0 +1,178 @@
+"""Name resolution as Lean does it (issue 10 item 6): projections, field notation, dotted
+declaration namespaces, local binders, named arguments, notations, definition bodies."""
+
+from __future__ import annotations
+
+from harness.blueprint import parse_text
+from harness.blueprint.dag import analyse
+
+HEAD = "import Architect\n\nnamespace NS\n\n"
+TAIL = "\nend NS\n"
+
+
+def deps(body: str) -> dict[str, tuple[set[str], set[str]]]:
+    a = analyse(parse_text(HEAD + body + TAIL, "Names.lean"))
+    return {k: (set(v.statement), set(v.proof)) for k, v in a.deps.items()}
+
+
+def test_projections_resolve_to_the_constant():
+    d = deps('''
+theorem foo : True ↔ True := Iff.rfl
+
+theorem pair : True ∧ True := ⟨trivial, trivial⟩
+
+@[blueprint "lem:uses"]
+theorem uses_them : True := by
+  have h := foo.mp trivial
+  have h2 := foo.symm
+  exact pair.right
+''')
+    assert d["lem:uses"][1] == {"NS.foo", "NS.pair"}
+
+
+def test_field_notation_on_a_typed_binder():
+    d = deps('''
+structure S where
+  val : Nat
+
+def S.good (x : S) : Prop := x.val = 0
+
+@[blueprint "lem:field"]
+theorem field (x : S) (h : x.good) : x.good := h
+''')
+    st, pf = d["lem:field"]
+    assert "NS.S.good" in st and "NS.S" in st and pf == set()
+
+
+def test_field_notation_on_an_untyped_binder_is_not_resolved():
+    d = deps('''
+def good : Prop := True
+
+@[blueprint "lem:anon"]
+theorem anon : ∀ n : Nat, n = n := by
+  intro x
+  exact (fun y => rfl) x.good
+''')
+    assert d["lem:anon"] == (set(), set())
+
+
+def test_dotted_declaration_sees_its_parent_namespaces():
+    d = deps('''
+def P.init : Nat := 0
+
+@[blueprint "lem:le"]
+theorem P.init.le : init ≤ init := Nat.le_refl init
+''')
+    assert d["lem:le"][0] == {"NS.P.init"}
+
+
+def test_root_declaration_opens_no_namespace():
+    d = deps('''
+def Q.zero : Nat := 0
+
+@[blueprint "lem:root"]
+theorem _root_.Q.zero_le : zero ≤ zero := Nat.le_refl _
+''')
+    assert d["lem:root"][0] == set()  # `_root_.Q.zero_le` is elaborated in `NS`, not `Q`
+
+
+def test_local_binders_shadow_project_names():
+    d = deps('''
+def B : Nat := 1
+
+def hB : Nat := 2
+
+@[blueprint "lem:obtain"]
+theorem by_obtain (h : ∃ n : Nat, n = n) : True := by
+  obtain ⟨B, hB⟩ := h
+  exact (fun _ => trivial) (B, hB)
+
+@[blueprint "lem:fun"]
+theorem by_fun : (fun B : Nat => B) = id := by
+  funext B
+  rfl
+
+@[blueprint "lem:intro"]
+theorem by_intro : ∀ k : Nat, k = k := by
+  intro B
+  exact rfl (a := B)
+
+@[blueprint "lem:param"]
+theorem by_param (B : Nat) : B = B := rfl
+
+@[blueprint "lem:global"]
+theorem global_use : B = 1 := rfl
+''')
+    for key in ("lem:obtain", "lem:fun", "lem:intro", "lem:param"):
+        assert d[key] == (set(), set()), key
+    assert d["lem:global"][0] == {"NS.B"}
+
+
+def test_named_arguments_are_not_references():
+    d = deps('''
+def n : Nat := 3
+
+def f (n : Nat := 0) : Nat := n
+
+@[blueprint "lem:named"]
+theorem named : f (n := 0) = 0 := rfl
+
+@[blueprint "lem:positional"]
+theorem positional : f n = 3 := rfl
+''')
+    assert d["lem:named"][0] == {"NS.f"}
+    assert d["lem:positional"][0] == {"NS.f", "NS.n"}
+
+
+def test_statement_ending_in_a_name_is_still_a_reference():
+    d = deps('''
+def Good : Prop := True
+
+@[blueprint "lem:good"]
+theorem good_holds :
+    Good := trivial
+''')
+    assert d["lem:good"][0] == {"NS.Good"}
+
+
+def test_notation_use_is_a_use_of_its_expansion():
+    d = deps('''
+def seminorm (x : Nat) : Nat := x
+
+local notation "‖" x "‖ₛ" => seminorm x
+
+@[blueprint "lem:notation"]
+theorem notation_use (y : Nat) : ‖y‖ₛ = y := rfl
+
+@[blueprint "lem:plain"]
+theorem plain (y : Nat) : y = y := rfl
+''')
+    assert d["lem:notation"][0] == {"NS.seminorm"}
+    assert d["lem:plain"][0] == set()
+
+
+def test_definition_body_is_a_statement_use():
+    d = deps('''
+@[blueprint "def:base"]
+def base : Nat := 0
+
+@[blueprint "def:top"]
+def top : Nat := base + 1
+
+@[blueprint "lem:top"]
+theorem top_pos : 0 < top + 1 := by
+  exact Nat.succ_pos base
+''')
+    assert d["def:top"] == ({"def:base"}, set())
+    assert d["lem:top"] == ({"def:top"}, {"def:base"})
+
+
+def test_has_proof_keeps_a_definition_body_as_proof():
+    d = deps('''
+@[blueprint "def:base"]
+def base : Nat := 0
+
+@[blueprint "def:top" (hasProof := true)]
+def top : Nat := base + 1
+''')
+    assert d["def:top"] == (set(), {"def:base"})
