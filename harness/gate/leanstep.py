@@ -43,6 +43,9 @@ class LeanOutcome:
     detail: str | None = None
     lean_version: str | None = None
     types: dict[str, str] | None = None  # key -> elaborated type, when asked for
+    # accepted with `sorryAx` inherited from dependencies: proved only *relative* to them (not
+    # proved: harness.orchestrator.certify decides that from a later, clean axiom report)
+    relative: list[str] = field(default_factory=list)
 
 
 def _runner(lean: LeanHandle, workspace: Path | None, timeout_s: float | None) -> LeanRunner:
@@ -80,12 +83,16 @@ def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
         problems.append(_msg_problem(m, None))
     wanted = set(claimed)
     seen: set[str] = set()
+    relative: list[str] = []
     for node in verdict.nodes:
         if node.key not in wanted:
             continue
         seen.add(node.key)
         d = bp.by_key(node.key)
-        if node.status == "proved" or node.accepted_modulo_deps:
+        if node.status == "proved":
+            continue
+        if node.accepted_modulo_deps:
+            relative.append(node.key)
             continue
         if node.status == "error":
             errs = [m for m in node.messages if m.is_error]
@@ -111,4 +118,5 @@ def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
         return LeanOutcome("cannot certify",
                            detail=f"Lean verdict lacks {', '.join(sorted(missing))}")
     return LeanOutcome("failed" if problems else "passed", problems,
-                       lean_version=verdict.lean_version, types=verdict.types)
+                       lean_version=verdict.lean_version, types=verdict.types,
+                       relative=relative)

@@ -87,6 +87,9 @@ class GateReport(BaseModel):
     # lock has none: statements compared by normalised source only), "not run" (no Lean step)
     elaborated: Literal["compared", "not in lock", "not run"] = "not run"
     notes: list[str] = []  # informational lines (never a failure)
+    # claimed-complete declarations whose Lean axiom report has `sorryAx` only through
+    # declarations they use: accepted, but not proved (docs/trust.md §5)
+    relative: list[str] = []
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -114,8 +117,10 @@ class _Ctx:
 def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | None = None,
            allow: set[str] | None = None, allow_splits: set[str] | None = None,
            lean: LeanHandle | None = None, static_only: bool = False,
-           workspace: Path | None = None, timeout_s: float | None = None) -> GateReport:
-    """``allow_splits``: labels (a subset of, or added to, ``allow``) whose node may be split."""
+           workspace: Path | None = None, timeout_s: float | None = None,
+           deny_tactics: dict[str, str] | None = None) -> GateReport:
+    """``allow_splits``: labels (a subset of, or added to, ``allow``) whose node may be split.
+    ``deny_tactics``: tactic -> why it is denied (default ``forbidden.EXTERNAL_TACTICS``)."""
     if (allow or allow_splits) and base_text is None:
         raise UsageError("--allow needs --base (the allowed nodes are relative to a base)")
     allow = set(allow or ()) | set(allow_splits or ())
@@ -131,7 +136,7 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
         return _report(ctx, checks, "not run", "lexical error", static_only)
     norm = fp.Normaliser(text, lexed)
     informal = _check_lock(ctx, lock, norm)
-    _check_forbidden(ctx, lock, lexed, norm)
+    _check_forbidden(ctx, lock, lexed, norm, deny_tactics)
     if base_text is not None:
         checks.append("scope")
         base = parse_text(base_text, path)
@@ -179,6 +184,10 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     report.failures = ctx.failures
     report.lean_status = outcome.status  # type: ignore[assignment]
     report.lean_detail = outcome.detail
+    report.relative = outcome.relative
+    if outcome.relative:
+        report.notes.append("accepted relative to unproved dependencies (sorryAx in Lean's axiom "
+                            "report; not proved until it is clean): " + ", ".join(outcome.relative[:10]))
     report.certified = outcome.status == "passed"
     report.passed = report.certified and not ctx.failures
     return report
@@ -317,9 +326,10 @@ def _check_shadowing(ctx: _Ctx, norm: fp.Normaliser, keys: list[str],
 
 # ----------------------------------------------------------------------------- 2. forbidden
 
-def _check_forbidden(ctx: _Ctx, lock: Lock, lexed, norm: fp.Normaliser) -> None:
+def _check_forbidden(ctx: _Ctx, lock: Lock, lexed, norm: fp.Normaliser,
+                     deny_tactics: dict[str, str] | None = None) -> None:
     groups: dict[str, list] = defaultdict(list)
-    for occ in scan(ctx.bp, lexed, norm):
+    for occ in scan(ctx.bp, lexed, norm, deny_tactics=deny_tactics):
         groups[occ.group].append(occ)
     for group, occs in groups.items():
         allowed = lock.forbidden.get(group, 0)
