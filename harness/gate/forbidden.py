@@ -181,6 +181,8 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
             continue
         if t.kind != "ident":
             continue
+        if t.start < scoped_upto and t.value in ("attribute", "local", "instance", "simp"):
+            continue  # an allowed `attribute [local instance] X in` prefix
         v = t.value
         last = _last(v)
         _, decl = owners.at(t.start)
@@ -236,7 +238,7 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
         elif v == "attribute":
             if not _scoped_attribute(toks, k, decl, bp.text):
                 add("attribute", t, "`attribute […]` changes declarations after the fact (only "
-                    "`attribute [local instance X] in` / `[local simp]` directly before a helper "
+                    "`attribute [local instance] X in` / `[local simp]` directly before a helper "
                     "is allowed: `in` scopes it to that one declaration)")
         elif v == "import":
             add("import", t, "a new import changes the whole environment")
@@ -305,6 +307,21 @@ def _structure(bp: Blueprint, norm: Normaliser, owners: "_Owners") -> list[Occur
                     f"`… in {nxt.value} …` declares `{nxt.value} …` (Lean reads `cmd in decl` as a "
                     "section holding the declaration, which persists): write the declaration as "
                     "its own command")))
+    # a declaration named like another one plus a prefix (`X.Demo.gauss` next to `Demo.gauss`):
+    # a report or `#check` by suffix would take one for the other
+    names = {d.name for d in bp.decls if d.name}
+    for d in bp.decls:
+        if not d.name:
+            continue
+        parts = d.name.split(".")
+        for i in range(1, len(parts) - 1):
+            other = ".".join(parts[i:])
+            if other in names:
+                owner, _ = owners.at(d.span.start)
+                out.append(Occurrence("impostor", owner, d.span.start, (
+                    f"`{d.name}` ends in the full name of `{other}`: give it a name of its own "
+                    "(a report for one could be read as the other's)")))
+                break
     # after the file's last top-level `end`: `#print axioms Demo.x` could meet an impostor
     # `namespace X … theorem Demo.x`, and the file's namespaces are over
     depth, last_end = 0, None

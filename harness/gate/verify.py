@@ -45,7 +45,7 @@ from harness.gate.environment import blueprint_imports, compare, environment
 from harness.gate.forbidden import _last, claims_proved, lock_key, scan
 from harness.gate.leanstep import LeanHandle, run_lean
 from harness.gate.lock import Lock
-from harness.gate.scope import check_scope, resolve_allowed
+from harness.gate.scope import check_scope, resolve_allowed, safe_prefix_line
 from harness.gate.tokens import divergence, lex
 
 LeanStatus = Literal["passed", "failed", "not run", "cannot certify"]
@@ -124,7 +124,11 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     if (allow or allow_splits) and base_text is None:
         raise UsageError("--allow needs --base (the allowed nodes are relative to a base)")
     allow = set(allow or ()) | set(allow_splits or ())
-    bp = parse_text(text, path)
+    prelude = _prelude(text)
+    # `prelude` is valid Lean (no `Init`: every name can mean something else) but not a file
+    # the parser reads: parse it with the keyword blanked out and reject it as a finding
+    bp = parse_text(text if prelude is None else
+                    text[:prelude] + " " * len("prelude") + text[prelude + len("prelude"):], path)
     shown = bp.display_path
     ctx = _Ctx(bp, shown)
     checks = ["lexer", "lock", "forbidden"]
@@ -135,6 +139,10 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     if lexed.error is not None:  # no reliable tokens: nothing else can be judged
         return _report(ctx, checks, "not run", "lexical error", static_only)
     norm = fp.Normaliser(text, lexed)
+    if prelude is not None:
+        ctx.fail("forbidden", prelude, "prelude: `prelude` changes the environment (the file "
+                 "no longer imports Lean's `Init`, so every name may mean something else)",
+                 rule="prelude")
     informal = _check_lock(ctx, lock, norm)
     _check_forbidden(ctx, lock, lexed, norm, deny_tactics)
     if base_text is not None:
@@ -191,6 +199,14 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     report.certified = outcome.status == "passed"
     report.passed = report.certified and not ctx.failures
     return report
+
+
+def _prelude(text: str) -> int | None:
+    """Offset of a leading `prelude` keyword (after comments and whitespace), else None."""
+    toks = lex(text).tokens
+    if toks and toks[0].kind == "ident" and text[toks[0].start:toks[0].end] == "prelude":
+        return toks[0].start
+    return None
 
 
 def _compare_types(ctx: _Ctx, typed: list, types: dict[str, str]) -> list[str]:
@@ -258,7 +274,8 @@ def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser) -> list[InformalChan
                      "statements using it mean)", e.key)
         elif fp.statement_fp(norm, d) != e.statement:
             ctx.fail("lock", at, "statement changed", e.key)
-        if contexts.fp(d) != e.context:
+        if contexts.fp(d) != e.context and not _same_but_safe_prefixes(
+                lock.contexts.get(e.context), contexts.lines(d)):
             ctx.fail("lock", at, "context changed: " + _context_diff(
                 lock.contexts.get(e.context), contexts.lines(d)), e.key)
         if fp.informal_fp(d) != e.informal:
@@ -276,6 +293,15 @@ def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser) -> list[InformalChan
         last_seen = max(last_seen, n)
     _check_shadowing(ctx, norm, keys, order)
     return informal
+
+
+def _same_but_safe_prefixes(old: list[str] | None, new: list[str]) -> bool:
+    """Only `set_option maxHeartbeats N in` / `open Classical in` prefixes differ: options that
+    cannot change what the statement means (the type hash still compares it, with Lean)."""
+    if old is None:
+        return False
+    return [x for x in old if not safe_prefix_line(x)] == [x for x in new
+                                                          if not safe_prefix_line(x)]
 
 
 def _context_diff(old: list[str] | None, new: list[str]) -> str:
