@@ -45,6 +45,7 @@ from harness.gate.environment import blueprint_imports, compare, environment
 from harness.gate.forbidden import _last, claims_proved, lock_key, scan
 from harness.gate.leanstep import LeanHandle, run_lean
 from harness.gate.lock import Lock
+from harness.gate.sanitize import printable
 from harness.gate.scope import check_scope, resolve_allowed, safe_prefix_line
 from harness.gate.tokens import divergence, lex
 
@@ -61,8 +62,10 @@ class GateFailure(BaseModel):
     message: str
 
     def render(self) -> str:
+        """One line, safe for a terminal (escapes in a label or a Lean message are shown)."""
         who = f" {self.key}:" if self.key else ""
-        return f"{self.path}:{self.line}:{self.col}: [{self.check}]{who} {self.message}"
+        return printable(f"{self.path}:{self.line}:{self.col}: [{self.check}]{who} "
+                         f"{self.message}")
 
 
 class InformalChange(BaseModel):
@@ -124,11 +127,10 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     if (allow or allow_splits) and base_text is None:
         raise UsageError("--allow needs --base (the allowed nodes are relative to a base)")
     allow = set(allow or ()) | set(allow_splits or ())
-    prelude = _prelude(text)
     # `prelude` is valid Lean (no `Init`: every name can mean something else) but not a file
     # the parser reads: parse it with the keyword blanked out and reject it as a finding
-    bp = parse_text(text if prelude is None else
-                    text[:prelude] + " " * len("prelude") + text[prelude + len("prelude"):], path)
+    readable, prelude = blank_prelude(text)
+    bp = parse_text(readable, path)
     shown = bp.display_path
     ctx = _Ctx(bp, shown)
     checks = ["lexer", "lock", "forbidden"]
@@ -201,12 +203,13 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     return report
 
 
-def _prelude(text: str) -> int | None:
-    """Offset of a leading `prelude` keyword (after comments and whitespace), else None."""
+def blank_prelude(text: str) -> tuple[str, int | None]:
+    """``text`` with a leading `prelude` keyword blanked out, and its offset (None: none)."""
     toks = lex(text).tokens
     if toks and toks[0].kind == "ident" and text[toks[0].start:toks[0].end] == "prelude":
-        return toks[0].start
-    return None
+        at = toks[0].start
+        return text[:at] + " " * len("prelude") + text[at + len("prelude"):], at
+    return text, None
 
 
 def _compare_types(ctx: _Ctx, typed: list, types: dict[str, str]) -> list[str]:
