@@ -100,7 +100,10 @@ class _Side:
         d = c.decl
         if d is not None and d.key in self.allowed:
             return ("allowed", d.key)
-        return ("cmd", self.norm.span(c.span), _fields(d) if d else ())
+        # a definition keeps its line structure: re-indenting a `do` block changes its value
+        layout = d is not None and d.kind.is_definition
+        return ("cmd", self.norm.normal(c.span.start, c.span.end, layout=layout),
+                _fields(d) if d else ())
 
 
 def check_scope(base: Blueprint, base_norm: Normaliser, new: Blueprint, new_norm: Normaliser,

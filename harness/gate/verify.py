@@ -275,6 +275,9 @@ def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser) -> list[InformalChan
         if e.definition is not None and fp.definition_fp(norm, d) != e.definition:
             ctx.fail("lock", at, "definition changed (a definition's body is part of what the "
                      "statements using it mean)", e.key)
+        elif e.layout is not None and fp.layout_fp(norm, d) != e.layout:
+            ctx.fail("lock", at, "definition re-indented or re-wrapped: its line structure "
+                     "changed, and in a `do` or tactic block that changes its value", e.key)
         elif fp.statement_fp(norm, d) != e.statement:
             ctx.fail("lock", at, "statement changed", e.key)
         if contexts.fp(d) != e.context and not _same_but_safe_prefixes(

@@ -174,3 +174,50 @@ def test_rejections_name_the_rule_and_the_alternative(base_lock) -> None:
                static_only=True)
     msgs = " ".join(f.message for f in r.failures)
     assert "`grind`" in msgs and "`simp`" in msgs  # the allowed helper attributes are listed
+
+
+# ----------------------------------------------------------------------------- hole 2
+
+LAYOUT = '''namespace L
+
+def total (xs : List Nat) : Nat := Id.run do
+  let mut s := 0
+  for x in xs do
+    s := s + x
+  return s
+
+@[blueprint "lem:total-nil"
+  (statement := /-- The total of nothing. -/)]
+theorem total_nil : total [] = 0 := by
+  sorry
+
+end L
+'''
+# `return s` moved into the loop: the function now returns after the first element
+REINDENTED = LAYOUT.replace("    s := s + x\n  return s", "    s := s + x\n    return s")
+
+
+def test_reindenting_a_do_block_of_a_locked_definition_is_rejected() -> None:
+    lock = make_lock(parse_text(LAYOUT))
+    r = verify(REINDENTED, "L.lean", lock, static_only=True)
+    assert r.exit_code == 1
+    assert [(f.check, f.key) for f in r.failures] == [("lock", "L.total")]
+    assert "line structure" in r.failures[0].message
+    r = verify(REINDENTED, "L.lean", lock, base_text=LAYOUT, allow={"lem:total-nil"},
+               static_only=True)
+    assert {f.check for f in r.failures} == {"lock", "scope"}
+
+
+def test_layout_neutral_edits_of_a_definition_still_pass() -> None:
+    lock = make_lock(parse_text(LAYOUT))
+    same = LAYOUT.replace("  let mut s := 0\n", "  let mut s := 0   -- the sum\n") \
+        .replace("return s\n", "return s  \n").replace("\n", "\r\n")
+    r = verify(same, "L.lean", lock, static_only=True)
+    assert r.exit_code == 0, [f.render() for f in r.failures]
+
+
+def test_locks_without_layout_fingerprints_still_load_and_compare() -> None:
+    lock = make_lock(parse_text(LAYOUT))
+    old = lock.model_copy(update={"entries": [e.model_copy(update={"layout": None})
+                                              for e in lock.entries]})
+    assert verify(LAYOUT, "L.lean", old, static_only=True).exit_code == 0
