@@ -46,6 +46,7 @@ class LeanOutcome:
     # accepted with `sorryAx` inherited from dependencies: proved only *relative* to them (not
     # proved: harness.orchestrator.certify decides that from a later, clean axiom report)
     relative: list[str] = field(default_factory=list)
+    values: dict[str, str] | None = None  # key -> elaborated value (`#print`), when asked for
 
 
 def _runner(lean: LeanHandle, workspace: Path | None, timeout_s: float | None) -> LeanRunner:
@@ -65,13 +66,13 @@ def _msg_problem(m: LocatedMessage, key: str | None) -> LeanProblem:
 
 def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
              workspace: Path | None = None, timeout_s: float | None = None,
-             types: list[str] | None = None) -> LeanOutcome:
+             types: list[str] | None = None, values: list[str] | None = None) -> LeanOutcome:
     """Compile ``bp`` and judge the declarations whose keys are in ``claimed``; with ``types``,
     the same compile also prints those declarations' elaborated types (``LeanOutcome.types``)."""
     try:
         if types:
             verdict = run_with_types(lean, bp, claimed, types, workspace=workspace,
-                                     timeout_s=timeout_s)
+                                     timeout_s=timeout_s, values=values)
         else:
             verdict = _runner(lean, workspace, timeout_s)(bp, claimed)
     except CannotCertify as err:
@@ -119,4 +120,4 @@ def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
                            detail=f"Lean verdict lacks {', '.join(sorted(missing))}")
     return LeanOutcome("failed" if problems else "passed", problems,
                        lean_version=verdict.lean_version, types=verdict.types,
-                       relative=relative)
+                       relative=relative, values=verdict.values)

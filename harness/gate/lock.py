@@ -51,6 +51,8 @@ class LockEntry(BaseModel):
     informal: str | None = None  # the blueprint `statement := /-- … -/` text
     # SHA-256 of the pp.all elaborated type (harness.gate.elaborated; only with a Lean toolchain)
     type_hash: str | None = None
+    # definitions: SHA-256 of the pp.all `#print` (the elaborated value), with a Lean toolchain
+    value_hash: str | None = None
     claims_proved: bool = False
 
     @model_validator(mode="before")
@@ -139,6 +141,8 @@ def make_lock(bp: Blueprint, *, elaborated: dict[str, str] | None = None,
             definition=fp.definition_fp(norm, d) if d.kind.is_definition else None,
             layout=fp.layout_fp(norm, d) if d.kind.is_definition else None,
             context=context, informal=fp.informal_fp(d), type_hash=elab,
+            value_hash=(elaborated or {}).get(d.key + "#value") if d.kind.is_definition
+            else None,
             claims_proved=claims_proved(d, norm)))
     return Lock(schema=SCHEMA, version=VERSION, tool=f"harness {__version__}",
                 source=source or (str(bp.path) if bp.path else None),

@@ -40,7 +40,7 @@ from harness.blueprint.model import Blueprint, DeclKind
 from harness.blueprint.parse import parse_text
 from harness.errors import UsageError
 from harness.gate import fingerprint as fp
-from harness.gate.elaborated import locked_types, type_hash
+from harness.gate.elaborated import locked_types, locked_values, type_hash, value_hash
 from harness.gate.environment import blueprint_imports, compare, environment
 from harness.gate.forbidden import _last, claims_proved, lock_key, scan
 from harness.gate.leanstep import LeanHandle, run_lean
@@ -179,13 +179,16 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     report.checks.append("lean")
     claimed = list(dict.fromkeys(d.key for d in bp.decls if d.name and d.kind != DeclKind.AXIOM
                                  and claims_proved(d, norm)))
+    valued = locked_values(bp, lock) if typed else []
     outcome = run_lean(bp, claimed, lean, workspace=workspace, timeout_s=timeout_s,
-                       types=[d.key for d, _ in typed] or None)
+                       types=[d.key for d, _ in typed] or None,
+                       values=[d.key for d, _ in valued] or None)
     for pr in outcome.problems:
         ctx.failures.append(GateFailure(check="lean", key=pr.key, path=shown, line=pr.line,
                                         col=pr.col, message=pr.message))
     if typed and outcome.status != "cannot certify":
         missing = _compare_types(ctx, typed, outcome.types or {})
+        missing += _compare_types(ctx, valued, outcome.values or {}, what="value")
         if missing and outcome.status == "passed":  # a runner that answered only partly
             outcome.status, outcome.detail = "cannot certify", (
                 f"Lean gave no elaborated type for {', '.join(missing[:5])}")
@@ -212,17 +215,20 @@ def blank_prelude(text: str) -> tuple[str, int | None]:
     return text, None
 
 
-def _compare_types(ctx: _Ctx, typed: list, types: dict[str, str]) -> list[str]:
-    """Failures for changed elaborated types; returns the keys Lean gave no type for."""
+def _compare_types(ctx: _Ctx, typed: list, types: dict[str, str], what: str = "type"
+                   ) -> list[str]:
+    """Failures for changed elaborated types (or definition values); returns the keys Lean
+    gave no answer for."""
     missing = []
     for d, locked in typed:
         got = types.get(d.key)
         if got is None:
             missing.append(d.key)
-        elif type_hash(got) != locked:
-            ctx.fail("lock", d.head_span.start, "elaborated type changed (the statement now "
-                     "means something else, e.g. through a definition, notation, instance or "
-                     "library it depends on)", d.key)
+        elif (type_hash(got) if what == "type" else value_hash(got)) != locked:
+            ctx.fail("lock", d.head_span.start, f"elaborated {what} changed (the "
+                     f"{'statement' if what == 'type' else 'definition'} now means something "
+                     "else, e.g. through a definition, notation, instance or library it "
+                     "depends on, or a re-indented `do` block)", d.key)
     return missing
 
 

@@ -77,6 +77,9 @@ class FileVerdict(BaseModel):
     # key -> the target names it uses (harness.lean.usedconsts), for the keys asked for with
     # ``used=``; a key without an answer is missing (the query did not elaborate): fail closed
     used: dict[str, list[str]] | None = None
+    # key -> the definition as `#print` shows it under pp.all (its elaborated *value*), for the
+    # keys asked for with ``values=``
+    values: dict[str, str] | None = None
 
     @property
     def file_errors(self) -> list[LocatedMessage]:
@@ -154,6 +157,15 @@ def axiom_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
 # 5000, not raised by pp.all) would still elide big types. `(@X)` rather than `@X`: a bare
 # constant gets the signature printer, a term gets `e : type`.
 CHECK_PREFIX = "set_option pp.all true in set_option pp.maxSteps 1000000 in #check "
+
+
+# `#print X` of a definition shows its header and its elaborated value (``printDefLike`` in
+# leanprover/lean4 src/Lean/Elab/Print.lean); under pp.all the value is fully explicit
+VALUE_PREFIX = "set_option pp.all true in set_option pp.maxSteps 1000000 in #print "
+
+
+def value_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
+    return [(d, f"{VALUE_PREFIX}{root_name(d.name)}") for d in decls if d.name]
 
 
 def type_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
@@ -252,7 +264,8 @@ _PRIVATE_OF = re.compile(r"_private\.(?:[^.]+\.)+0\..+")
 def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[str] | None = None,
                timeout_s: float = DEFAULT_TIMEOUT_S, mem_mb: int | None = DEFAULT_MEM_MB,
                types: Iterable[str] | None = None, used: Iterable[str] | None = None,
-               used_targets: Iterable[str] | None = None) -> FileVerdict:
+               used_targets: Iterable[str] | None = None,
+               values: Iterable[str] | None = None) -> FileVerdict:
     """Verdicts for the blueprint's nodes (``labels`` selects; a file without nodes: every named
     declaration). ``types``: keys whose elaborated type is wanted too (``FileVerdict.types``).
     ``used``: keys whose used declarations are wanted (``FileVerdict.used``; the targets are
@@ -265,7 +278,8 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
     text = bp.text if bp.text.endswith("\n") else bp.text + "\n"
     appended = axiom_lines(checked)
     typed = type_lines([bp.by_key(k) for k in dict.fromkeys(types)]) if types is not None else []
-    full = text + "\n" + "".join(line + "\n" for _, line in appended + typed)
+    valued = value_lines([bp.by_key(k) for k in dict.fromkeys(values)]) if values else []
+    full = text + "\n" + "".join(line + "\n" for _, line in appended + typed + valued)
     first_used_line = full.count("\n") + 1
     used_decls = [bp.by_key(k) for k in dict.fromkeys(used)] if used is not None else []
     used_decls = [d for d in used_decls if d.name]
@@ -278,6 +292,8 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
     by_line = {first_axiom_line + i: d for i, (d, _) in enumerate(appended)}
     first_type_line = first_axiom_line + len(appended)
     type_at = {first_type_line + i: d for i, (d, _) in enumerate(typed)}
+    value_at = {first_type_line + len(typed) + i: d for i, (d, _) in enumerate(valued)}
+    found_values: dict[str, str] = {}
     found_types: dict[str, str] = {}
     stem = Path(bp.display_path).stem or "check"
     messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s, mem_mb=mem_mb)
@@ -296,6 +312,13 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
                 for d in used_decls:
                     if d.name == ans[0]:
                         found_used.setdefault(d.key, ans[1])
+            continue
+        if m.pos.line in value_at:  # a `#print` line: the definition, or an error
+            d = value_at[m.pos.line]
+            if m.severity == "information" and d.key not in found_values:
+                found_values[d.key] = m.data
+            elif m.is_error:
+                file_msgs.append(_located(m, "file", path))
             continue
         if m.pos.line in type_at:  # a `#check` line: the type, or an error that fails the file
             d = type_at[m.pos.line]
@@ -337,8 +360,13 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
             if d.key not in found_types:
                 raise CannotCertify(f"{path}:{d.pos.line}:{d.pos.col}: Lean gave no elaborated "
                                     f"type for {d.name}")
+        for d, _ in valued:
+            if d.key not in found_values:
+                raise CannotCertify(f"{path}:{d.pos.line}:{d.pos.col}: Lean gave no elaborated "
+                                    f"value for {d.name}")
     return FileVerdict(path=path, workspace=str(workspace), lean_version=tc.lean_version,
                        nodes=nodes, file_messages=file_msgs, partial=bool(labels),
                        wall_s=res.wall_s, types=found_types if types is not None else None,
-                       used=found_used if used is not None else None)
+                       used=found_used if used is not None else None,
+                       values=found_values if values else None)
 

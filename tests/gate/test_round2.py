@@ -221,3 +221,31 @@ def test_locks_without_layout_fingerprints_still_load_and_compare() -> None:
     old = lock.model_copy(update={"entries": [e.model_copy(update={"layout": None})
                                               for e in lock.entries]})
     assert verify(LAYOUT, "L.lean", old, static_only=True).exit_code == 0
+
+
+def test_with_lean_the_value_of_a_locked_definition_is_hashed(tmp_path: Path) -> None:
+    """A lock written with Lean pins `#print`'s pp.all value of every definition; a re-indented
+    `do` block is caught by Lean even where the source fingerprint cannot see it (a lock
+    without layout fingerprints, as written before them)."""
+    from harness.gate.elaborated import elaborated_hashes
+    from harness.lean.toolchain import find_toolchain
+    from tests.support.fakelean import FAKE_LAKE
+
+    ws = make_workspace(tmp_path / "ws", {"L.lean": "import Std\n\n" + LAYOUT})
+    tc = find_toolchain(ws, str(FAKE_LAKE))
+    f = ws / "L.lean"
+    bp = parse_text(f.read_text(), f)
+    lock = make_lock(bp, elaborated=elaborated_hashes(bp, [d.key for d in bp.decls if d.name],
+                                                      tc, workspace=ws, timeout_s=60))
+    (entry,) = [e for e in lock.entries if e.key == "L.total"]
+    assert entry.value_hash and entry.type_hash
+    old = lock.model_copy(update={"entries": [e.model_copy(update={"layout": None})
+                                              for e in lock.entries]})
+    new = "import Std\n\n" + REINDENTED
+    assert verify(new, f, old, static_only=True).exit_code == 0  # the source alone: blind
+    r = verify(new, f, old, lean=tc, workspace=ws, timeout_s=60)
+    assert r.exit_code == 1 and r.elaborated == "compared"
+    assert [(x.check, x.key) for x in r.failures] == [("lock", "L.total")]
+    assert "elaborated value changed" in r.failures[0].message
+    assert verify("import Std\n\n" + LAYOUT, f, lock, lean=tc, workspace=ws,
+                  timeout_s=60).exit_code == 0
