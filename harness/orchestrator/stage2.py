@@ -257,7 +257,7 @@ class Stage2:
         for r in reopen(a, cert, bad, used):
             self.log.append("reopened", node=r.node, reason=r.reason, culprits=r.culprits,
                             commit=head)
-            self.notify("reopened", {"node": r.node, "reason": r.reason})
+            self.notify("note", {"message": f"re-opened {r.node}: {r.reason}"})
             self._remember(r.node, r.reason)
             if not r.culprits:
                 self.blocked[r.node] = r.reason
