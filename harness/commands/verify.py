@@ -89,11 +89,11 @@ def _parse(file: Path):
     unreadable file: the text is returned with the keyword in place for verify to reject."""
     try:
         return parse_file(file)
-    except InputError:
+    except InputError as err:
         try:
             text = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            raise
+            raise err from None
         readable, at = blank_prelude(text)
         if at is None:
             raise
