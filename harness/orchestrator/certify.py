@@ -76,12 +76,14 @@ class Certifier:
                               for n in v.nodes},
                              [m.line(bp.display_path) for m in v.file_errors])
 
-    def used(self, text: str, keys: list[str]) -> dict[str, list[str]]:
-        """node key -> keys of the file's declarations it uses (absent: Lean did not answer)."""
+    def used(self, text: str, keys: list[str], extra: dict[str, str] | None = None
+             ) -> dict[str, list[str]]:
+        """node key -> keys of the declarations it uses (absent: Lean did not answer). The
+        targets are the file's declarations and ``extra`` (name -> key: imported nodes)."""
         from harness.lean.verdict import check_file
 
         bp = parse_text(text, self.path)
-        by_name = {d.name: d.key for d in bp.decls if d.name}
+        by_name = {**(extra or {}), **{d.name: d.key for d in bp.decls if d.name}}
         v = check_file(self.tc, self.workspace, bp, labels=keys, used=keys,
                        used_targets=list(by_name), **self._kw())
         return {k: [by_name[n] for n in names if n in by_name]

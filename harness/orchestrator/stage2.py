@@ -239,7 +239,9 @@ class Stage2:
             cert = self.certifier.axioms(text)
             a = self._analysis()
             bad = contradictions(a, cert)
-            used = self.certifier.used(text, bad) if bad else {}
+            imported = {a.decl(k).name: k for k in a.graph.nodes
+                        if a.is_external(k) and a.decl(k).name}
+            used = self.certifier.used(text, bad, imported) if bad else {}
         except CannotCertify as err:
             self.certification = "cannot certify"
             self._certified = (head, self.certification)
