@@ -8,7 +8,10 @@ that walks them transitively — through the file's own auxiliary constants (``m
 ``proof_1``, ``_simp_1`` …; ``env.getModuleIdxFor? c = none`` means "declared in this file") —
 and stops at the *targets* (the file's and imported blueprints' declarations), as LeanArchitect's
 ``collectUsed`` does for blueprint nodes (hanwenzhu/LeanArchitect ``Architect/CollectUsed.lean``,
-a ``collectAxioms``-style walk that records a node instead of descending into it).
+a ``collectAxioms``-style walk that records a node instead of descending into it). Like it, we
+read ``Expr.getUsedConstants`` (an ``Array Name``) of each constructor's type and value, not
+``ConstantInfo.getUsedConstants``, whose result type (``NameSet``) and treatment of theorem
+values changed between Lean versions (``src/Lean/Util/FoldConsts.lean``).
 
 Each answer is one information message ``harness-used <Name>: [A.b, C.d]`` on the query's line.
 The query needs the `Lean` namespace (any file importing Mathlib or LeanArchitect has it); when
@@ -42,7 +45,14 @@ def prelude_lines(targets: Iterable[str]) -> list[str]:
         "  let env ← getEnv",
         "  let tset : NameSet := targets.foldl (fun s t => s.insert t) {}",
         "  let uses (c : Name) : List Name :=",
-        "    ((env.find? c).map (fun i => i.getUsedConstants.toList)).getD []",
+        "    match env.find? c with",
+        "    | some (.defnInfo v) => v.type.getUsedConstants.toList ++ v.value.getUsedConstants.toList",
+        "    | some (.thmInfo v) => v.type.getUsedConstants.toList ++ v.value.getUsedConstants.toList",
+        "    | some (.opaqueInfo v) =>",
+        "      v.type.getUsedConstants.toList ++ v.value.getUsedConstants.toList",
+        "    | some (.inductInfo v) => v.type.getUsedConstants.toList ++ v.ctors",
+        "    | some i => i.type.getUsedConstants.toList",
+        "    | none => []",
         "  let mut todo : List Name := uses n",
         "  let mut seen : NameSet := {}",
         "  let mut hit : Array Name := #[]",
