@@ -12,6 +12,7 @@ import re
 from harness.blueprint.lexer import mask
 from harness.errors import InputError
 from harness.gate import forbidden as gate
+from harness.gate import scope
 
 # token -> why. Built from the gate's own lists (harness.gate.forbidden) so that the prompts and
 # the early check can never allow what the gate rejects; checked on comment/string-masked text.
@@ -51,6 +52,7 @@ FORBIDDEN_IN_PROOFS: dict[str, str] = {
     "attribute": "changes declarations after the fact",
     "set_option": "only `set_option maxHeartbeats N in` (N > 0) and similar resource/linter/"
                   "pretty-printer options are allowed",
+    **gate.EXTERNAL_TACTICS,
 }
 
 _ATOM = r"(?<![\w.'!?#+])"
@@ -90,7 +92,7 @@ def _scan(text: str, pattern: re.Pattern[str]) -> list[str]:
 def _allowed_option(masked: str, at: int) -> bool:
     m = _SET_OPTION.match(masked, at)
     return bool(m and gate.OPTION_OK.match(m.group(1))
-                and not ("axHeartbeats" in m.group(1) and m.group(2) == "0"))
+                and not ("axHeartbeats" in m.group(1) and not gate.lean_nat(m.group(2))))
 
 
 def proof_violations(body: str, helpers: str = "", *, final: bool = True) -> list[str]:
@@ -136,9 +138,9 @@ def _helper_bodies(helpers: str, shift: int) -> list[tuple[int, int]]:
 
 
 # what the gate's scope check admits before a node (harness.gate.scope)
-HELPER_KINDS = frozenset({"theorem", "lemma"})
-HELPER_ATTRS = frozenset({"simp"})
-HELPER_MODIFIERS = frozenset({"private", "protected"})
+HELPER_KINDS = frozenset(k.value for k in scope.HELPER_KINDS)
+HELPER_ATTRS = scope.HELPER_ATTRS
+HELPER_MODIFIERS = scope.HELPER_MODIFIERS
 
 
 def helper_violations(helpers: str) -> list[str]:
@@ -162,13 +164,13 @@ def helper_violations(helpers: str) -> list[str]:
             continue
         if d.kind.value not in HELPER_KINDS:
             out.append(f"{where}: helper `{d.short_name}` is a `{d.kind.value}`; helpers must be "
-                       "theorems or lemmas")
+                       "theorems, lemmas or examples")
         if d.blueprint is not None:
             out.append(f"{where}: helper lemmas of a proof must not carry a blueprint attribute")
         bad = [a for a in d.attributes if (a.split() or [""])[0] not in HELPER_ATTRS]
         if bad:
             out.append(f"{where}: attribute(s) {', '.join(bad)} not allowed on a helper "
-                       "(only `simp`)")
+                       f"(allowed: {', '.join(sorted(HELPER_ATTRS))})")
         mods = [m for m in d.modifiers if m not in HELPER_MODIFIERS]
         if mods:
             out.append(f"{where}: modifier(s) {', '.join(mods)} not allowed on a helper")

@@ -25,7 +25,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from harness.agents.config import HarnessConfig
-from harness.agents.contracts import FORBIDDEN_IN_PROOFS, FORBIDDEN_IN_STATEMENTS, render_list
+from harness.agents.contracts import (FORBIDDEN_IN_PROOFS, FORBIDDEN_IN_STATEMENTS, HELPER_ATTRS,
+                                      render_list)
 from harness.agents.extract import json_payload
 from harness.agents.llm import (BudgetExceeded, EndpointConfigError, LLMClient, LLMError,
                                 Transcript)
@@ -58,8 +59,10 @@ def load_prompt(role: str) -> str:
     """The role's system prompt (package data), with the forbidden lists filled in."""
     text = resources.files("harness.agents").joinpath("prompts", f"{role}.md").read_text("utf-8")
     statements = ", ".join(f"`{t}`" for t in FORBIDDEN_IN_STATEMENTS)
+    helper_attrs = ", ".join(f"`@[{a}]`" for a in sorted(HELPER_ATTRS))
     return (text.replace("{{FORBIDDEN}}", render_list(FORBIDDEN_IN_PROOFS))
-            .replace("{{FORBIDDEN_STATEMENTS}}", statements))
+            .replace("{{FORBIDDEN_STATEMENTS}}", statements)
+            .replace("{{HELPER_ATTRS}}", helper_attrs))
 
 
 def submit_spec(role: str) -> dict[str, Any]:

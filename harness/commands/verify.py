@@ -22,10 +22,13 @@ from pathlib import Path
 from rich.markup import escape
 
 from harness.blueprint import parse_file
+from harness.blueprint.parse import parse_text
 from harness.commands._common import add_lean_args
-from harness.errors import UsageError
+from harness.errors import InputError, UsageError
+from harness.gate.forbidden import EXTERNAL_TACTICS
 from harness.gate.lock import check_lock_for, load_lock
-from harness.gate.verify import GateReport, verify
+from harness.gate.sanitize import printable
+from harness.gate.verify import GateReport, blank_prelude, verify
 from harness.lean.toolchain import find_toolchain, lean_available
 from harness.report.output import console, emit_json, err_console
 from harness.workspace import find_workspace
@@ -44,6 +47,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "a `sorry_using` body naming them (needs --base)")
     p.add_argument("--static-only", action="store_true",
                    help="skip the Lean compile; pass (exit 0) on the static checks alone")
+    p.add_argument("--deny-tactic", action="append", default=[], metavar="NAME",
+                   help="also reject this tactic in proofs (default list: docs/trust.md §3, "
+                   "rule `external`)")
+    p.add_argument("--allow-tactic", action="append", default=[], metavar="NAME",
+                   help="remove this tactic from the external-program deny list")
     p.add_argument("--json", action="store_true", help="machine-readable report on stdout")
     add_lean_args(p)
     p.set_defaults(func=run)
@@ -70,13 +78,37 @@ def read_base(file: Path, rev: str) -> str:
         repo.close()
 
 
+def _deny_list(deny: list[str], allow: list[str]) -> dict[str, str]:
+    out = {k: v for k, v in EXTERNAL_TACTICS.items() if k not in allow}
+    out.update({k: "is on this run's deny list (--deny-tactic)" for k in deny})
+    return out
+
+
+def _parse(file: Path):
+    """parse_file, except that a leading `prelude` is the gate's finding (exit 1), not an
+    unreadable file: the text is returned with the keyword in place for verify to reject."""
+    try:
+        return parse_file(file)
+    except InputError as err:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            raise err from None
+        readable, at = blank_prelude(text)
+        if at is None:
+            raise
+        bp = parse_text(readable, file)
+        bp.text = text  # verify() reads the real text (and rejects the `prelude`)
+        return bp
+
+
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     for flag, given in (("--allow", args.allow), ("--allow-split", args.allow_split)):
         if given and not args.base:
             raise UsageError(f"{flag} needs --base REV")
-    bp = parse_file(args.file)  # InputError (exit 2) for a missing or malformed file
+    bp = _parse(args.file)  # InputError (exit 2) for a missing or malformed file
     lock = load_lock(args.lock)  # InputError (exit 2) for a corrupt or foreign lock
     check_lock_for(lock, bp, args.lock)  # a lock written for another blueprint: exit 2
     base_text = read_base(args.file, args.base) if args.base else None
@@ -89,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
             err_console().print(f"warning: {escape(w)}")
     report = verify(bp.text, args.file, lock, base_text=base_text, allow=set(args.allow),
                     allow_splits=set(args.allow_split), lean=lean, static_only=args.static_only,
-                    workspace=workspace, timeout_s=args.timeout)
+                    workspace=workspace, timeout_s=args.timeout,
+                    deny_tactics=_deny_list(args.deny_tactic, args.allow_tactic))
     if args.json:
         emit_json(report)
     else:
@@ -102,10 +135,11 @@ def _print(r: GateReport) -> None:
     for f in r.failures:
         err.print(escape(f.render()))
     for ch in r.informal_changes:
-        err.print(escape(f"{ch.path}:{ch.line}:{ch.col}: [informal] {ch.key}: {ch.message}"))
+        err.print(escape(printable(f"{ch.path}:{ch.line}:{ch.col}: [informal] {ch.key}: "
+                                   f"{ch.message}")))
     for note in r.notes:
-        err.print(escape(f"note: {note}"))
+        err.print(escape(printable(f"note: {note}")))
     verdict = {0: "[green]PASS[/]", 1: "[red]REJECTED[/]", 3: "[yellow]CANNOT CERTIFY[/]"}
-    out.print(f"{verdict.get(r.exit_code, r.exit_code)} {escape(r.path)}: "
+    out.print(f"{verdict.get(r.exit_code, r.exit_code)} {escape(printable(r.path))}: "
               f"{len(r.failures)} failure(s); checks: {', '.join(r.checks)}; "
-              f"Lean: {r.lean_status}" + (f" ({escape(r.lean_detail)})" if r.lean_detail else ""))
+              f"Lean: {r.lean_status}" + (f" ({escape(printable(r.lean_detail))})" if r.lean_detail else ""))

@@ -41,26 +41,42 @@ def type_hash(text: str) -> str:
     return hashlib.sha256(normal_type(text).encode("utf-8")).hexdigest()
 
 
-def takes_types(runner: object) -> bool:
-    """Does a pre-bound Lean runner ``(bp, labels, *, types=…)`` accept ``types``?"""
+def value_hash(text: str) -> str:
+    """A definition's printed value: lines kept (the printer's output is a function of the
+    term), trailing spaces and private prefixes dropped."""
+    lines = [_PRIVATE.sub("_private.0.", ln.rstrip()) for ln in text.strip().splitlines()]
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+VALUE_SUFFIX = "#value"  # elaborated_hashes: key + this -> the hash of a definition's value
+
+
+def takes_types(runner: object, arg: str = "types") -> bool:
+    """Does a pre-bound Lean runner ``(bp, labels, *, types=…)`` accept ``arg``?"""
     try:
         params = inspect.signature(runner).parameters  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return False
-    return "types" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+    return arg in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
 
 def run_with_types(lean: Toolchain | object, bp: Blueprint, labels: list[str] | None,
                    types: list[str], *, workspace: Path | None,
-                   timeout_s: float | None) -> FileVerdict:
-    """One compile that also prints the elaborated types of ``types`` (keys)."""
+                   timeout_s: float | None, values: list[str] | None = None) -> FileVerdict:
+    """One compile that also prints the elaborated types of ``types`` (keys) and, for
+    ``values``, the definitions' elaborated values."""
     if isinstance(lean, Toolchain):
         ws = workspace or find_workspace(bp.path or Path.cwd())
         kwargs = {"timeout_s": timeout_s} if timeout_s else {}
-        return check_file(lean, ws, bp, labels=labels, types=types, **kwargs)
+        return check_file(lean, ws, bp, labels=labels, types=types, values=values, **kwargs)
     if not takes_types(lean):
         raise CannotCertify("the Lean runner cannot print elaborated types (it takes no "
                             "`types` argument)")
+    if values:
+        if not takes_types(lean, "values"):
+            raise CannotCertify("the Lean runner cannot print elaborated values (it takes no "
+                                "`values` argument)")
+        return lean(bp, labels or [], types=types, values=values)  # type: ignore[operator]
     return lean(bp, labels or [], types=types)  # type: ignore[operator]
 
 
@@ -71,7 +87,9 @@ def elaborated_hashes(bp: Blueprint, keys: Iterable[str], lean: Toolchain | obje
     error in the file, a timeout or a crash raises CannotCertify: a lock is not written from a
     file Lean does not accept."""
     wanted = [k for k in dict.fromkeys(keys) if bp.by_key(k).name]
-    verdict = run_with_types(lean, bp, None, wanted, workspace=workspace, timeout_s=timeout_s)
+    defs = [k for k in wanted if bp.by_key(k).kind.is_definition]
+    verdict = run_with_types(lean, bp, None, wanted, workspace=workspace, timeout_s=timeout_s,
+                             values=defs or None)
     errors = list(verdict.file_errors) + [m for n in verdict.nodes for m in n.messages
                                           if m.is_error]
     if errors:
@@ -83,7 +101,12 @@ def elaborated_hashes(bp: Blueprint, keys: Iterable[str], lean: Toolchain | obje
     missing = [k for k in wanted if k not in got]
     if missing:
         raise CannotCertify(f"Lean gave no elaborated type for {', '.join(missing[:5])}")
-    return {k: type_hash(got[k]) for k in wanted}
+    vals = verdict.values or {}
+    missing = [k for k in defs if k not in vals]
+    if missing:
+        raise CannotCertify(f"Lean gave no elaborated value for {', '.join(missing[:5])}")
+    return {**{k: type_hash(got[k]) for k in wanted},
+            **{k + VALUE_SUFFIX: value_hash(vals[k]) for k in defs}}
 
 
 def locked_types(bp: Blueprint, lock) -> list[tuple]:
@@ -95,3 +118,13 @@ def locked_types(bp: Blueprint, lock) -> list[tuple]:
             by_key.setdefault(d.key, d)
     return [(by_key[e.key], e.type_hash) for e in lock.entries
             if e.type_hash and e.key in by_key]
+
+
+def locked_values(bp: Blueprint, lock) -> list[tuple]:
+    """(definition, locked value hash) like :func:`locked_types`."""
+    by_key: dict[str, object] = {}
+    for d in bp.decls:
+        if d.name:
+            by_key.setdefault(d.key, d)
+    return [(by_key[e.key], e.value_hash) for e in lock.entries
+            if e.value_hash and e.key in by_key]

@@ -4,20 +4,29 @@ toolchain pin, the dependency manifest, and the project's own modules the bluepr
 (transitively). The lock records their SHA-256; the gate rejects any change.
 
 Dependencies' sources and build outputs under `.lake/` are trusted (see docs/trust.md).
+
+What Lean reads: imports in the module-system syntax too — ``[public] [meta] import [all] M``
+(leanprover/lean4 ``src/Lean/Parser/Module.lean``, ``def «import»``: ``optional «public» >>
+optional «meta» >> "import " >> optional all >> identWithPartialTrailingDot``), after an optional
+``module`` and ``prelude``; and the workspace root Lake would use (the nearest lakefile): a nested
+``lakefile.lean`` + ``lean-toolchain`` under ``Blueprint/`` moves it, so the root's path relative
+to the file is recorded too (``@root``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
+import os
 from pathlib import Path
 
-from harness.blueprint.model import Blueprint, CommandKind
+from harness.blueprint.model import Blueprint
+from harness.gate.tokens import lex
 from harness.workspace import find_workspace
 
 CONFIG_FILES = ("lakefile.lean", "lakefile.toml", "lean-toolchain", "lake-manifest.json")
 ABSENT = "absent"
-_IMPORT = re.compile(r"^\s*import\s+([^\s-]+)", re.M)
+ROOT_KEY = "@root"  # the workspace root, relative to the file's directory
+_HEADER_WORDS = ("module", "prelude")
 MAX_MODULES = 500  # a safety bound on the transitive walk
 
 
@@ -25,13 +34,32 @@ def _sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
-def blueprint_imports(bp: Blueprint) -> list[str]:
-    out = []
-    for c in bp.commands:
-        if c.kind == CommandKind.IMPORT:
-            words = bp.masked_text()[c.span.start:c.span.end].split()
-            out += [w for w in words[1:] if w not in ("runtime", "all")]
+def module_imports(text: str) -> list[str]:
+    """The modules a Lean file's header imports, as Lean's header parser reads them (comments
+    skipped; ``public``/``meta``/``all``/``runtime`` are keywords, not modules)."""
+    toks = [t for t in lex(text).tokens if not t.in_string]
+    raw = [text[t.start:t.end] for t in toks]
+    i, out = 0, []
+    while i < len(toks) and raw[i] in _HEADER_WORDS:
+        i += 1
+    while i < len(toks):
+        j = i
+        while j < len(toks) and raw[j] in ("public", "meta") and j - i < 2:
+            j += 1
+        if j >= len(toks) or raw[j] != "import":
+            break
+        j += 1
+        if j < len(toks) and raw[j] in ("all", "runtime"):
+            j += 1
+        if j >= len(toks) or toks[j].kind != "ident":
+            break
+        out.append(toks[j].value)
+        i = j + 1
     return out
+
+
+def blueprint_imports(bp: Blueprint) -> list[str]:
+    return module_imports(bp.text)
 
 
 def environment(path: str | Path | None, imports: list[str]) -> dict[str, str]:
@@ -41,6 +69,10 @@ def environment(path: str | Path | None, imports: list[str]) -> dict[str, str]:
     p = Path(path)
     ws = find_workspace(p)
     out: dict[str, str] = {}
+    try:
+        out[ROOT_KEY] = Path(os.path.relpath(ws.resolve(), p.resolve().parent)).as_posix()
+    except ValueError:  # another drive (Windows)
+        out[ROOT_KEY] = ws.resolve().as_posix()
     for name in CONFIG_FILES:
         f = ws / name
         out[name] = _sha(f) if f.is_file() else ABSENT
@@ -58,7 +90,7 @@ def environment(path: str | Path | None, imports: list[str]) -> dict[str, str]:
             continue  # a dependency's module (trusted) or the blueprint itself
         data = f.read_bytes()
         out[rel] = hashlib.sha256(data).hexdigest()
-        todo += _IMPORT.findall(data.decode("utf-8", errors="replace"))
+        todo += module_imports(data.decode("utf-8", errors="replace"))
     return out
 
 
@@ -68,6 +100,11 @@ def compare(locked: dict[str, str], now: dict[str, str]) -> list[str]:
     for rel in sorted(set(locked) | set(now)):
         a, b = locked.get(rel), now.get(rel)
         if a == b:
+            continue
+        if rel == ROOT_KEY:
+            if a is not None:  # (locks written before @root existed have none)
+                msgs.append(f"the Lake workspace root moved from `{a}` to `{b}` (a nested "
+                            "lakefile/lean-toolchain): Lean would read another configuration")
             continue
         if a is None or a == ABSENT:
             msgs.append(f"`{rel}` appeared since the lock")

@@ -44,7 +44,10 @@ class Normaliser:
         j = bisect_left(self.starts, end)
         return self.toks[i:j]
 
-    def normal(self, start: int, end: int) -> str:
+    def normal(self, start: int, end: int, *, layout: bool = False) -> str:
+        """``layout``: keep the line structure — a line break, then the next token's column —
+        wherever the source broke a line: `do` and tactic blocks mean something else when a
+        line is re-indented (a definition's value can change)."""
         out: list[str] = []
         prev: Tok | None = None
         for t in self.tokens(start, end):
@@ -52,7 +55,10 @@ class Normaliser:
                 break
             src = self.text[t.start:t.end].replace("\r\n", "\n")
             if prev is not None and t.start > prev.end:
-                if not (prev.value in _OPENERS or t.value in _CLOSERS):
+                if layout and "\n" in self.text[prev.end:t.start]:
+                    col = t.start - (self.text.rfind("\n", 0, t.start) + 1)
+                    out.append("\n" + " " * col)
+                elif not (prev.value in _OPENERS or t.value in _CLOSERS):
                     out.append(" ")
             out.append(src)
             prev = t
@@ -79,6 +85,17 @@ def definition_text(norm: Normaliser, d: Decl) -> str:
     whole = norm.normal(d.head_span.start, d.span.end)
     attrs = " ".join(_collapse(a) for a in d.attributes)
     return "\n".join([" ".join(d.modifiers), attrs, whole])
+
+
+def layout_text(norm: Normaliser, d: Decl) -> str:
+    """A definition's whole declaration with its line structure (see ``Normaliser.normal``)."""
+    attrs = " ".join(_collapse(a) for a in d.attributes)
+    return "\n".join([" ".join(d.modifiers), attrs,
+                      norm.normal(d.head_span.start, d.span.end, layout=True)])
+
+
+def layout_fp(norm: Normaliser, d: Decl) -> str:
+    return digest("layout", layout_text(norm, d))
 
 
 def statement_fp(norm: Normaliser, d: Decl) -> str:

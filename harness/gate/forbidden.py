@@ -50,6 +50,23 @@ _STRING_WORDS = (NATIVE - {"decide!"}) | (COMPILER - {"extern"}) | ALWAYS_SORRY
 STRING_WORDS = re.compile(r"(?<![\w'])(" + "|".join(
     re.escape(w) for w in sorted(_STRING_WORDS, key=len, reverse=True)) + r")(?![\w'])")
 
+# tactics that run external programs or compiled code while the file is checked (configurable:
+# ``verify(deny_tactics=…)``, ``harness verify --deny-tactic/--allow-tactic``; docs/trust.md §3)
+EXTERNAL_TACTICS: dict[str, str] = {
+    "polyrith": "calls an external service (SageMath over the network) at check time",
+    "plausible": "compiles and runs the goal's code at check time (random testing)",
+    "slim_check": "compiles and runs the goal's code at check time (random testing)",
+    "llmstep": "calls a language model over the network at check time",
+    "hammer": "runs external automated provers at check time",
+    "smt": "runs an external SMT solver at check time",
+    "egg": "runs an external e-graph program at check time",
+}
+MODIFIER_WORDS = frozenset({"private", "protected", "noncomputable", "partial", "unsafe",
+                            "nonrec", "public", "meta"})
+# `attribute [local instance X] in` / `[local simp]` as a declaration's own prefix: scoped to that
+# one declaration by `in` (a section around it), so no other statement can see it
+SCOPED_ATTRS = frozenset({("local", "instance"), ("local", "simp")})
+
 _PLACEHOLDER = re.compile(r"^(by )?(sorry|sorry_using \[[^\[\]]*\]|sorry_using\[[^\[\]]*\])$")
 
 
@@ -112,8 +129,10 @@ def _last(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser) -> list[Occurrence]:
-    """Every forbidden occurrence in the file, in file order."""
+def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
+         deny_tactics: dict[str, str] | None = None) -> list[Occurrence]:
+    """Every forbidden occurrence in the file, in file order (``deny_tactics``: the external-
+    program tactics, default :data:`EXTERNAL_TACTICS`)."""
     owners = _Owners(bp, norm)
     proved: dict[int, bool] = {}
     toks = lexed.tokens
@@ -125,9 +144,15 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser) -> list[Occurrence]:
         owner, _ = owners.at(tok.start)
         out.append(Occurrence(rule, owner, tok.start, message))
 
+    deny = EXTERNAL_TACTICS if deny_tactics is None else deny_tactics
+    scoped_upto = -1  # inside an allowed `attribute [local …] … in` prefix, up to this offset
     for k, t in enumerate(toks):
         nxt = toks[k + 1] if k + 1 < len(toks) else None
         glued = nxt is not None and nxt.start == t.end
+        if t.kind == "ident" and t.value == "attribute":
+            _, d0 = owners.at(t.start)
+            if _scoped_attribute(toks, k, d0, bp.text):
+                scoped_upto = d0.head_span.start  # type: ignore[union-attr]
         if t.kind == "str":
             for m in STRING_WORDS.finditer(t.value):
                 add("string", t, f"`{m.group(1)}` inside a string literal")
@@ -156,12 +181,21 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser) -> list[Occurrence]:
             continue
         if t.kind != "ident":
             continue
+        if t.start < scoped_upto and t.value in ("attribute", "local", "instance", "simp"):
+            continue  # an allowed `attribute [local instance] X in` prefix
         v = t.value
         last = _last(v)
         _, decl = owners.at(t.start)
         if attr_depth and v in BAD_ATTRS:
-            add("attribute", t, f"attribute `{v}` changes elaboration or compilation")
+            if not (v in ("local", "instance", "simp") and scoped_upto > t.start):
+                add("attribute", t, f"attribute `{v}` changes elaboration or compilation")
             continue
+        if v == "partial" and (decl is None or decl.kind != DeclKind.DEF):
+            add("partial", t, "`partial` only belongs on a `def` (a partial theorem is opaque to "
+                "the kernel)")
+        if v in deny and decl is not None and decl.body_sep and t.start >= decl.body_span.start \
+                and bp.text[t.start:t.end] == v:
+            add("external", t, f"`{v}` {deny[v]}; prove the goal with ordinary tactics")
         if last in ALWAYS_SORRY:
             add("sorry", t, f"`{v}` is a sorry in disguise")
         elif v in SORRY_WORDS or (v in BODY_SORRY_WORDS and decl is not None and decl.body_sep
@@ -194,14 +228,18 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser) -> list[Occurrence]:
             val = toks[k + 2].value if k + 2 < len(toks) else ""
             if not OPTION_OK.match(opt):
                 add("set_option", t, f"option `{opt}` is not allowed")
-            elif "axHeartbeats" in opt and val == "0":
-                add("set_option", t, f"`{opt} 0` disables the resource limit")
+            elif "axHeartbeats" in opt and lean_nat(val) in (0, None):
+                add("set_option", t, f"`{opt} {val}` disables the resource limit (or is not a "
+                    "number): give a positive limit, e.g. `set_option maxHeartbeats 400000 in`")
         elif v == "instance" or (v == "deriving" and nxt is not None and nxt.value == "instance"):
             if v == "instance" and k > 0 and toks[k - 1].value == "deriving":
                 continue
             add("instance", t, "a new instance can change what earlier statements mean")
         elif v == "attribute":
-            add("attribute", t, "`attribute […]` changes declarations after the fact")
+            if not _scoped_attribute(toks, k, decl, bp.text):
+                add("attribute", t, "`attribute […]` changes declarations after the fact (only "
+                    "`attribute [local instance] X in` / `[local simp]` directly before a helper "
+                    "is allowed: `in` scopes it to that one declaration)")
         elif v == "import":
             add("import", t, "a new import changes the whole environment")
         elif v in ("export", "include", "omit", "open_private"):
@@ -210,6 +248,100 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser) -> list[Occurrence]:
             why = _command_in_body(toks, k, bp.text)
             if why:
                 add("command-in-body", t, why)
+    out += _structure(bp, norm, owners)
+    return sorted(out, key=lambda o: o.offset)
+
+
+def lean_nat(text: str) -> int | None:
+    """A Lean natural-number literal's value (``400000``, ``00``, ``0x0``, ``0b1``, ``0o7``);
+    None when ``text`` is not one (then it is not a limit we can vouch for)."""
+    t = text.replace("_", "") if text[:1].isdigit() else text
+    try:
+        if t[:2].lower() in ("0x", "0b", "0o") and len(t) > 2:
+            return int(t[2:], {"x": 16, "b": 2, "o": 8}[t[1].lower()])
+        return int(t, 10) if t.isdigit() else None
+    except ValueError:
+        return None
+
+
+def raw_in(tok: Tok, text: str) -> bool:
+    """The keyword `in` — not the quoted identifier `«in»`, which Lean reads as a name."""
+    return tok.kind == "ident" and text[tok.start:tok.end] == "in"
+
+
+def _scoped_attribute(toks: list[Tok], k: int, decl: Decl | None, text: str) -> bool:
+    """`attribute [local instance X] in` (or `[local simp]`) as the prefix of ``decl``."""
+    if decl is None or not (decl.span.start <= toks[k].start < decl.head_span.start):
+        return False
+    if k + 1 >= len(toks) or toks[k + 1].value != "[":
+        return False
+    j = k + 2
+    words: list[str] = []
+    while j < len(toks) and toks[j].value != "]":
+        words.append(toks[j].value)
+        j += 1
+    if tuple(words[:2]) not in SCOPED_ATTRS or any(w in (",", ";") for w in words):
+        return False
+    # then the attributed names, then the keyword `in`, still before the declaration keyword
+    j += 1
+    while j < len(toks) and toks[j].start < decl.head_span.start and toks[j].kind == "ident" \
+            and not raw_in(toks[j], text):
+        j += 1
+    return j < len(toks) and raw_in(toks[j], text) and toks[j].start < decl.head_span.start
+
+
+def _structure(bp: Blueprint, norm: Normaliser, owners: "_Owners") -> list[Occurrence]:
+    """Declarations Lean sees but the parser's structure hides or misplaces."""
+    out: list[Occurrence] = []
+    text = bp.text
+    for c in bp.commands:
+        if c.decl is not None or c.span.end <= bp.header_span.end:
+            continue
+        toks = norm.tokens(c.span.start, c.span.end)
+        for i, t in enumerate(toks[:-1]):  # `cmd in decl`: Lean reads `section cmd decl end`
+            nxt = toks[i + 1]
+            if raw_in(t, text) and (nxt.value in DECL_WORDS or nxt.value in MODIFIER_WORDS
+                                    or nxt.value == "@"):
+                owner, _ = owners.at(c.span.start)
+                out.append(Occurrence("command-in", owner, nxt.start, (
+                    f"`… in {nxt.value} …` declares `{nxt.value} …` (Lean reads `cmd in decl` as a "
+                    "section holding the declaration, which persists): write the declaration as "
+                    "its own command")))
+    # a declaration named like another one plus a prefix (`X.Demo.gauss` next to `Demo.gauss`):
+    # a report or `#check` by suffix would take one for the other
+    names = {d.name for d in bp.decls if d.name}
+    for d in bp.decls:
+        if not d.name:
+            continue
+        parts = d.name.split(".")
+        for i in range(1, len(parts) - 1):
+            other = ".".join(parts[i:])
+            if other in names:
+                owner, _ = owners.at(d.span.start)
+                out.append(Occurrence("impostor", owner, d.span.start, (
+                    f"`{d.name}` ends in the full name of `{other}`: give it a name of its own "
+                    "(a report for one could be read as the other's)")))
+                break
+    # after the file's last top-level `end`: `#print axioms Demo.x` could meet an impostor
+    # `namespace X … theorem Demo.x`, and the file's namespaces are over
+    depth, last_end = 0, None
+    for c in bp.commands:
+        if c.keyword in ("namespace", "section"):
+            depth += 1
+        elif c.keyword == "end":
+            depth = max(0, depth - 1)
+            if depth == 0:
+                last_end = c
+    if last_end is not None:
+        for c in bp.commands:
+            if c.span.start > last_end.span.start and (c.decl is not None
+                                                       or c.keyword == "namespace"):
+                owner, _ = owners.at(c.span.start)
+                what = f"`{c.decl.kind.value} {c.decl.name or ''}`".replace(" `", "`") \
+                    if c.decl is not None else "`namespace`"
+                out.append(Occurrence("after-end", owner, c.span.start, (
+                    f"{what} after the file's last `end`: declarations belong inside the file's "
+                    "namespace, before its final `end`")))
     return out
 
 
@@ -226,7 +358,7 @@ def _command_in_body(toks: list[Tok], k: int, text: str) -> str | None:
         for u in toks[k + 1:]:
             if u.start >= line_end:
                 break
-            if u.kind == "ident" and u.value == "in":
+            if raw_in(u, text):  # the keyword: `open Nat «in»` is a top-level `open`
                 return None
         return f"`{v}` without `in` inside a declaration body is a new command"
     if (t.start == 0 or text[t.start - 1] == "\n") and v not in COLUMN0_OK:

@@ -43,6 +43,10 @@ class LeanOutcome:
     detail: str | None = None
     lean_version: str | None = None
     types: dict[str, str] | None = None  # key -> elaborated type, when asked for
+    # accepted with `sorryAx` inherited from dependencies: proved only *relative* to them (not
+    # proved: harness.orchestrator.certify decides that from a later, clean axiom report)
+    relative: list[str] = field(default_factory=list)
+    values: dict[str, str] | None = None  # key -> elaborated value (`#print`), when asked for
 
 
 def _runner(lean: LeanHandle, workspace: Path | None, timeout_s: float | None) -> LeanRunner:
@@ -62,13 +66,13 @@ def _msg_problem(m: LocatedMessage, key: str | None) -> LeanProblem:
 
 def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
              workspace: Path | None = None, timeout_s: float | None = None,
-             types: list[str] | None = None) -> LeanOutcome:
+             types: list[str] | None = None, values: list[str] | None = None) -> LeanOutcome:
     """Compile ``bp`` and judge the declarations whose keys are in ``claimed``; with ``types``,
     the same compile also prints those declarations' elaborated types (``LeanOutcome.types``)."""
     try:
         if types:
             verdict = run_with_types(lean, bp, claimed, types, workspace=workspace,
-                                     timeout_s=timeout_s)
+                                     timeout_s=timeout_s, values=values)
         else:
             verdict = _runner(lean, workspace, timeout_s)(bp, claimed)
     except CannotCertify as err:
@@ -80,12 +84,16 @@ def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
         problems.append(_msg_problem(m, None))
     wanted = set(claimed)
     seen: set[str] = set()
+    relative: list[str] = []
     for node in verdict.nodes:
         if node.key not in wanted:
             continue
         seen.add(node.key)
         d = bp.by_key(node.key)
-        if node.status == "proved" or node.accepted_modulo_deps:
+        if node.status == "proved":
+            continue
+        if node.accepted_modulo_deps:
+            relative.append(node.key)
             continue
         if node.status == "error":
             errs = [m for m in node.messages if m.is_error]
@@ -111,4 +119,5 @@ def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
         return LeanOutcome("cannot certify",
                            detail=f"Lean verdict lacks {', '.join(sorted(missing))}")
     return LeanOutcome("failed" if problems else "passed", problems,
-                       lean_version=verdict.lean_version, types=verdict.types)
+                       lean_version=verdict.lean_version, types=verdict.types,
+                       relative=relative, values=verdict.values)

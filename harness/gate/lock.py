@@ -44,10 +44,15 @@ class LockEntry(BaseModel):
     line: int  # where it was at lock time (for messages only)
     statement: str  # fingerprint of the normalised statement (keyword … signature)
     definition: str | None = None  # whole declaration, body included (definition kinds)
+    # the same with its line structure (layout-sensitive `do`/tactic blocks); None in locks
+    # written before it existed, which are then compared by `definition` alone
+    layout: str | None = None
     context: str  # namespace/open/variable/universe/options and other commands in force
     informal: str | None = None  # the blueprint `statement := /-- … -/` text
     # SHA-256 of the pp.all elaborated type (harness.gate.elaborated; only with a Lean toolchain)
     type_hash: str | None = None
+    # definitions: SHA-256 of the pp.all `#print` (the elaborated value), with a Lean toolchain
+    value_hash: str | None = None
     claims_proved: bool = False
 
     @model_validator(mode="before")
@@ -134,7 +139,10 @@ def make_lock(bp: Blueprint, *, elaborated: dict[str, str] | None = None,
             key=key, label=d.label, name=d.name, kind=d.kind.value, line=d.pos.line,
             statement=fp.statement_fp(norm, d),
             definition=fp.definition_fp(norm, d) if d.kind.is_definition else None,
+            layout=fp.layout_fp(norm, d) if d.kind.is_definition else None,
             context=context, informal=fp.informal_fp(d), type_hash=elab,
+            value_hash=(elaborated or {}).get(d.key + "#value") if d.kind.is_definition
+            else None,
             claims_proved=claims_proved(d, norm)))
     return Lock(schema=SCHEMA, version=VERSION, tool=f"harness {__version__}",
                 source=source or (str(bp.path) if bp.path else None),

@@ -19,6 +19,7 @@ does, the node's new body must itself be such a placeholder, naming only its new
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -28,9 +29,40 @@ from harness.errors import UsageError
 from harness.gate.fingerprint import Normaliser
 from harness.gate.forbidden import claims_proved
 
-HELPER_KINDS = (DeclKind.THEOREM, DeclKind.LEMMA)
-HELPER_ATTRS = frozenset({"simp"})
+HELPER_KINDS = (DeclKind.THEOREM, DeclKind.LEMMA, DeclKind.EXAMPLE)
+# attributes a helper may carry, with why each is harmless: every one only adds the helper to a
+# proof-automation database, so it can change what later *proofs* find (and Lean checks those),
+# never what a statement means
+HELPER_ATTR_REASONS: dict[str, str] = {
+    "simp": "adds a rewrite rule to `simp`", "grind": "adds a rule to `grind`",
+    "norm_cast": "adds a cast lemma to `norm_cast`/`push_cast`",
+    "push_cast": "adds a rule to `push_cast`", "fun_prop": "adds a rule to `fun_prop`",
+    "gcongr": "adds a congruence rule to `gcongr`", "ext": "adds an extensionality rule to `ext`",
+    "aesop": "adds a rule to `aesop`", "continuity": "adds a rule to `continuity`",
+    "measurability": "adds a rule to `measurability`", "bound": "adds a rule to `bound`",
+}
+HELPER_ATTRS = frozenset(HELPER_ATTR_REASONS)
 HELPER_MODIFIERS = frozenset({"private", "protected"})
+# `… in` prefixes a prover may put directly before the node it proves (or a helper): they cannot
+# change what the statement means (with Lean, the elaborated-type hash confirms it)
+SAFE_PREFIX = re.compile(r"^(?:set_option (?:maxHeartbeats|synthInstance\.maxHeartbeats|"
+                         r"maxRecDepth) (?P<n>\S+) in|open Classical in)(?: |$)")
+
+
+def strip_safe_prefixes(normal: str) -> str:
+    """A normal form without its leading :data:`SAFE_PREFIX` prefixes (positive limits only)."""
+    from harness.gate.forbidden import lean_nat
+
+    while (m := SAFE_PREFIX.match(normal)) is not None:
+        if m.group("n") is not None and not lean_nat(m.group("n")):
+            break
+        normal = normal[m.end():]
+    return normal
+
+
+def safe_prefix_line(line: str) -> bool:
+    """A context line (``Decl.scope.commands``) that is one such prefix."""
+    return strip_safe_prefixes(" ".join(line.split())) == ""
 _SORRY = frozenset({"sorry", "admit", "sorry_using", "sorryAx"})
 
 
@@ -73,7 +105,10 @@ class _Side:
             return ("allowed", d.key)
         if c.kind == CommandKind.BLUEPRINT_COMMENT:  # its text is a comment the tokens skip
             return ("cmd", " ".join(c.span.slice(self.bp.text).split()))
-        return ("cmd", self.norm.span(c.span), _fields(d) if d else ())
+        # a definition keeps its line structure: re-indenting a `do` block changes its value
+        layout = d is not None and d.kind.is_definition
+        return ("cmd", self.norm.normal(c.span.start, c.span.end, layout=layout),
+                _fields(d) if d else ())
 
 
 def check_scope(base: Blueprint, base_norm: Normaliser, new: Blueprint, new_norm: Normaliser,
@@ -143,11 +178,14 @@ def _describe(c: Command) -> str:
 
 def _allowed_node(bd: Decl, bn: Normaliser, nd: Decl, nn: Normaliser) -> list[ScopeProblem]:
     out = []
-    before_b = bn.normal(bd.span.start, bd.body_span.start)
-    before_n = nn.normal(nd.span.start, nd.body_span.start)
+    before_b = strip_safe_prefixes(bn.normal(bd.span.start, bd.body_span.start))
+    before_n = strip_safe_prefixes(nn.normal(nd.span.start, nd.body_span.start))
     if before_b != before_n or bd.body_sep != nd.body_sep:
         out.append(ScopeProblem(nd.span.start, nd.key, "only the body of an allowed node may "
-                                "change (its attributes, modifiers or statement changed)"))
+                                "change (its attributes, modifiers or statement changed); "
+                                "allowed before it: `set_option maxHeartbeats N in` (also "
+                                "`synthInstance.maxHeartbeats`, `maxRecDepth`) and "
+                                "`open Classical in`"))
     if _fields(bd, frozenset({"proof"})) != _fields(nd, frozenset({"proof"})):
         out.append(ScopeProblem(nd.blueprint.span.start if nd.blueprint else nd.span.start, nd.key,
                                 "blueprint fields other than `proof` changed"))
@@ -161,7 +199,7 @@ def _helper(c: Command, norm: Normaliser, base_names: set[str], base_labels: set
     if d is None:
         return [ScopeProblem(at, None, f"`{c.keyword}` command inserted before `{anchor}`: only "
                              "helper lemmas may be added")]
-    out = _fresh(d, at, "helper", "helpers must be theorems or lemmas", base_names,
+    out = _fresh(d, at, "helper", "helpers must be theorems, lemmas or examples", base_names,
                  base_labels, seen)
     has_sorry = any(t.value in _SORRY or t.value.endswith(".sorryAx")
                     for t in norm.tokens(d.body_span.start, d.span.end) if t.kind == "ident")
@@ -171,7 +209,8 @@ def _helper(c: Command, norm: Normaliser, base_names: set[str], base_labels: set
     bad_attrs = [a for a in d.attributes if (a.split() or [""])[0] not in HELPER_ATTRS]
     if bad_attrs:
         out.append(ScopeProblem(at, d.key, f"helper attribute(s) {', '.join(bad_attrs)} not "
-                                "allowed (only `simp`)"))
+                                "allowed (allowed: " + ", ".join(f"`{a}`" for a in
+                                                                 sorted(HELPER_ATTRS)) + ")"))
     bad_mods = [m for m in d.modifiers if m not in HELPER_MODIFIERS]
     if bad_mods:
         out.append(ScopeProblem(at, d.key, f"helper modifier(s) {', '.join(bad_mods)} not allowed"))
@@ -186,7 +225,7 @@ def _fresh(d: Decl, at: int, what: str, kinds_rule: str, base_names: set[str],
     if d.kind not in HELPER_KINDS:
         out.append(ScopeProblem(at, d.key, f"{what} `{d.name or d.key}` is a `{d.kind.value}`: "
                                 f"{kinds_rule}"))
-    if not d.name:
+    if not d.name and d.kind != DeclKind.EXAMPLE:
         out.append(ScopeProblem(at, d.key, f"{what} has no name"))
     elif d.name in base_names or d.name in seen:
         out.append(ScopeProblem(at, d.key, f"{what} name `{d.name}` is already declared"))

@@ -40,12 +40,13 @@ from harness.blueprint.model import Blueprint, DeclKind
 from harness.blueprint.parse import parse_text
 from harness.errors import UsageError
 from harness.gate import fingerprint as fp
-from harness.gate.elaborated import locked_types, type_hash
+from harness.gate.elaborated import locked_types, locked_values, type_hash, value_hash
 from harness.gate.environment import blueprint_imports, compare, environment
 from harness.gate.forbidden import _last, claims_proved, lock_key, scan
 from harness.gate.leanstep import LeanHandle, run_lean
 from harness.gate.lock import Lock
-from harness.gate.scope import check_scope, resolve_allowed
+from harness.gate.sanitize import printable
+from harness.gate.scope import check_scope, resolve_allowed, safe_prefix_line
 from harness.gate.tokens import divergence, lex
 
 LeanStatus = Literal["passed", "failed", "not run", "cannot certify"]
@@ -61,8 +62,10 @@ class GateFailure(BaseModel):
     message: str
 
     def render(self) -> str:
+        """One line, safe for a terminal (escapes in a label or a Lean message are shown)."""
         who = f" {self.key}:" if self.key else ""
-        return f"{self.path}:{self.line}:{self.col}: [{self.check}]{who} {self.message}"
+        return printable(f"{self.path}:{self.line}:{self.col}: [{self.check}]{who} "
+                         f"{self.message}")
 
 
 class InformalChange(BaseModel):
@@ -87,6 +90,9 @@ class GateReport(BaseModel):
     # lock has none: statements compared by normalised source only), "not run" (no Lean step)
     elaborated: Literal["compared", "not in lock", "not run"] = "not run"
     notes: list[str] = []  # informational lines (never a failure)
+    # claimed-complete declarations whose Lean axiom report has `sorryAx` only through
+    # declarations they use: accepted, but not proved (docs/trust.md §5)
+    relative: list[str] = []
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -114,12 +120,17 @@ class _Ctx:
 def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | None = None,
            allow: set[str] | None = None, allow_splits: set[str] | None = None,
            lean: LeanHandle | None = None, static_only: bool = False,
-           workspace: Path | None = None, timeout_s: float | None = None) -> GateReport:
-    """``allow_splits``: labels (a subset of, or added to, ``allow``) whose node may be split."""
+           workspace: Path | None = None, timeout_s: float | None = None,
+           deny_tactics: dict[str, str] | None = None) -> GateReport:
+    """``allow_splits``: labels (a subset of, or added to, ``allow``) whose node may be split.
+    ``deny_tactics``: tactic -> why it is denied (default ``forbidden.EXTERNAL_TACTICS``)."""
     if (allow or allow_splits) and base_text is None:
         raise UsageError("--allow needs --base (the allowed nodes are relative to a base)")
     allow = set(allow or ()) | set(allow_splits or ())
-    bp = parse_text(text, path)
+    # `prelude` is valid Lean (no `Init`: every name can mean something else) but not a file
+    # the parser reads: parse it with the keyword blanked out and reject it as a finding
+    readable, prelude = blank_prelude(text)
+    bp = parse_text(readable, path)
     shown = bp.display_path
     ctx = _Ctx(bp, shown)
     checks = ["lexer", "lock", "forbidden"]
@@ -130,8 +141,12 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     if lexed.error is not None:  # no reliable tokens: nothing else can be judged
         return _report(ctx, checks, "not run", "lexical error", static_only)
     norm = fp.Normaliser(text, lexed)
+    if prelude is not None:
+        ctx.fail("forbidden", prelude, "prelude: `prelude` changes the environment (the file "
+                 "no longer imports Lean's `Init`, so every name may mean something else)",
+                 rule="prelude")
     informal = _check_lock(ctx, lock, norm)
-    _check_forbidden(ctx, lock, lexed, norm)
+    _check_forbidden(ctx, lock, lexed, norm, deny_tactics)
     if base_text is not None:
         checks.append("scope")
         base = parse_text(base_text, path)
@@ -164,13 +179,16 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     report.checks.append("lean")
     claimed = list(dict.fromkeys(d.key for d in bp.decls if d.name and d.kind != DeclKind.AXIOM
                                  and claims_proved(d, norm)))
+    valued = locked_values(bp, lock) if typed else []
     outcome = run_lean(bp, claimed, lean, workspace=workspace, timeout_s=timeout_s,
-                       types=[d.key for d, _ in typed] or None)
+                       types=[d.key for d, _ in typed] or None,
+                       values=[d.key for d, _ in valued] or None)
     for pr in outcome.problems:
         ctx.failures.append(GateFailure(check="lean", key=pr.key, path=shown, line=pr.line,
                                         col=pr.col, message=pr.message))
     if typed and outcome.status != "cannot certify":
         missing = _compare_types(ctx, typed, outcome.types or {})
+        missing += _compare_types(ctx, valued, outcome.values or {}, what="value")
         if missing and outcome.status == "passed":  # a runner that answered only partly
             outcome.status, outcome.detail = "cannot certify", (
                 f"Lean gave no elaborated type for {', '.join(missing[:5])}")
@@ -179,22 +197,38 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     report.failures = ctx.failures
     report.lean_status = outcome.status  # type: ignore[assignment]
     report.lean_detail = outcome.detail
+    report.relative = outcome.relative
+    if outcome.relative:
+        report.notes.append("accepted relative to unproved dependencies (sorryAx in Lean's axiom "
+                            "report; not proved until it is clean): " + ", ".join(outcome.relative[:10]))
     report.certified = outcome.status == "passed"
     report.passed = report.certified and not ctx.failures
     return report
 
 
-def _compare_types(ctx: _Ctx, typed: list, types: dict[str, str]) -> list[str]:
-    """Failures for changed elaborated types; returns the keys Lean gave no type for."""
+def blank_prelude(text: str) -> tuple[str, int | None]:
+    """``text`` with a leading `prelude` keyword blanked out, and its offset (None: none)."""
+    toks = lex(text).tokens
+    if toks and toks[0].kind == "ident" and text[toks[0].start:toks[0].end] == "prelude":
+        at = toks[0].start
+        return text[:at] + " " * len("prelude") + text[at + len("prelude"):], at
+    return text, None
+
+
+def _compare_types(ctx: _Ctx, typed: list, types: dict[str, str], what: str = "type"
+                   ) -> list[str]:
+    """Failures for changed elaborated types (or definition values); returns the keys Lean
+    gave no answer for."""
     missing = []
     for d, locked in typed:
         got = types.get(d.key)
         if got is None:
             missing.append(d.key)
-        elif type_hash(got) != locked:
-            ctx.fail("lock", d.head_span.start, "elaborated type changed (the statement now "
-                     "means something else, e.g. through a definition, notation, instance or "
-                     "library it depends on)", d.key)
+        elif (type_hash(got) if what == "type" else value_hash(got)) != locked:
+            ctx.fail("lock", d.head_span.start, f"elaborated {what} changed (the "
+                     f"{'statement' if what == 'type' else 'definition'} now means something "
+                     "else, e.g. through a definition, notation, instance or library it "
+                     "depends on, or a re-indented `do` block)", d.key)
     return missing
 
 
@@ -247,9 +281,13 @@ def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser) -> list[InformalChan
         if e.definition is not None and fp.definition_fp(norm, d) != e.definition:
             ctx.fail("lock", at, "definition changed (a definition's body is part of what the "
                      "statements using it mean)", e.key)
+        elif e.layout is not None and fp.layout_fp(norm, d) != e.layout:
+            ctx.fail("lock", at, "definition re-indented or re-wrapped: its line structure "
+                     "changed, and in a `do` or tactic block that changes its value", e.key)
         elif fp.statement_fp(norm, d) != e.statement:
             ctx.fail("lock", at, "statement changed", e.key)
-        if contexts.fp(d) != e.context:
+        if contexts.fp(d) != e.context and not _same_but_safe_prefixes(
+                lock.contexts.get(e.context), contexts.lines(d)):
             ctx.fail("lock", at, "context changed: " + _context_diff(
                 lock.contexts.get(e.context), contexts.lines(d)), e.key)
         if fp.informal_fp(d) != e.informal:
@@ -267,6 +305,15 @@ def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser) -> list[InformalChan
         last_seen = max(last_seen, n)
     _check_shadowing(ctx, norm, keys, order)
     return informal
+
+
+def _same_but_safe_prefixes(old: list[str] | None, new: list[str]) -> bool:
+    """Only `set_option maxHeartbeats N in` / `open Classical in` prefixes differ: options that
+    cannot change what the statement means (the type hash still compares it, with Lean)."""
+    if old is None:
+        return False
+    return [x for x in old if not safe_prefix_line(x)] == [x for x in new
+                                                          if not safe_prefix_line(x)]
 
 
 def _context_diff(old: list[str] | None, new: list[str]) -> str:
@@ -317,9 +364,10 @@ def _check_shadowing(ctx: _Ctx, norm: fp.Normaliser, keys: list[str],
 
 # ----------------------------------------------------------------------------- 2. forbidden
 
-def _check_forbidden(ctx: _Ctx, lock: Lock, lexed, norm: fp.Normaliser) -> None:
+def _check_forbidden(ctx: _Ctx, lock: Lock, lexed, norm: fp.Normaliser,
+                     deny_tactics: dict[str, str] | None = None) -> None:
     groups: dict[str, list] = defaultdict(list)
-    for occ in scan(ctx.bp, lexed, norm):
+    for occ in scan(ctx.bp, lexed, norm, deny_tactics=deny_tactics):
         groups[occ.group].append(occ)
     for group, occs in groups.items():
         allowed = lock.forbidden.get(group, 0)

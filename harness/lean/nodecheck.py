@@ -21,7 +21,7 @@ from harness.lean.messages import AxiomReport, LeanPos, parse_axioms
 from harness.lean.run import DEFAULT_MEM_MB, DEFAULT_TIMEOUT_S
 from harness.lean.toolchain import Toolchain
 from harness.lean.verdict import (
-    LocatedMessage, NodeVerdict, compile_text, lean_name, match_report, verdict_for,
+    LocatedMessage, NodeVerdict, compile_text, match_report, root_name, verdict_for,
 )
 
 
@@ -82,7 +82,7 @@ def check_node(tc: Toolchain, workspace: Path, bp: Blueprint, label_or_key: str,
     targets = ([decl] if decl.name else []) + [h for h in hdecls if h.name]
     first_axiom_line = check.count("\n") + 1
     by_line = {first_axiom_line + i: d for i, d in enumerate(targets)}
-    check += "".join(f"#print axioms {lean_name(d.name)}\n" for d in targets)
+    check += "".join(f"#print axioms {root_name(d.name)}\n" for d in targets)
     messages, _res = compile_text(tc, workspace, check, stem=f"node-{Path(bp.display_path).stem}",
                                   timeout_s=timeout_s, mem_mb=mem_mb)
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from harness.blueprint.model import Blueprint, Decl, line_starts
 from harness.errors import CannotCertify
+from harness.lean import usedconsts
 from harness.lean.messages import AxiomReport, Message, is_sorry, parse_axioms, parse_lean_json
 from harness.lean.run import DEFAULT_MEM_MB, DEFAULT_TIMEOUT_S, RunResult, run
 from harness.lean.toolchain import Toolchain
@@ -73,6 +74,12 @@ class FileVerdict(BaseModel):
     # key -> elaborated type (pp.all `#check` output), for the keys asked for with ``types=``;
     # None when none were asked for
     types: dict[str, str] | None = None
+    # key -> the target names it uses (harness.lean.usedconsts), for the keys asked for with
+    # ``used=``; a key without an answer is missing (the query did not elaborate): fail closed
+    used: dict[str, list[str]] | None = None
+    # key -> the definition as `#print` shows it under pp.all (its elaborated *value*), for the
+    # keys asked for with ``values=``
+    values: dict[str, str] | None = None
 
     @property
     def file_errors(self) -> list[LocatedMessage]:
@@ -134,8 +141,15 @@ def lean_name(name: str) -> str:
     return ".".join(c if _ATOM.match(c) else f"«{c}»" for c in name.split("."))
 
 
+def root_name(name: str) -> str:
+    """``_root_.Full.Name``: resolves to exactly this constant even inside a namespace that
+    declares a same-named impostor (``resolveExact`` in leanprover/lean4
+    ``src/Lean/ResolveName.lean`` strips the ``_root_`` prefix and also finds private names)."""
+    return "_root_." + lean_name(name)
+
+
 def axiom_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
-    return [(d, f"#print axioms {lean_name(d.name)}") for d in decls if d.name]
+    return [(d, f"#print axioms {root_name(d.name)}") for d in decls if d.name]
 
 
 # The elaborated type, fully explicit: pp.all shows implicit arguments, instances, universes and
@@ -145,8 +159,17 @@ def axiom_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
 CHECK_PREFIX = "set_option pp.all true in set_option pp.maxSteps 1000000 in #check "
 
 
+# `#print X` of a definition shows its header and its elaborated value (``printDefLike`` in
+# leanprover/lean4 src/Lean/Elab/Print.lean); under pp.all the value is fully explicit
+VALUE_PREFIX = "set_option pp.all true in set_option pp.maxSteps 1000000 in #print "
+
+
+def value_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
+    return [(d, f"{VALUE_PREFIX}{root_name(d.name)}") for d in decls if d.name]
+
+
 def type_lines(decls: Iterable[Decl]) -> list[tuple[Decl, str]]:
-    return [(d, f"{CHECK_PREFIX}(@{lean_name(d.name)})") for d in decls if d.name]
+    return [(d, f"{CHECK_PREFIX}(@{root_name(d.name)})") for d in decls if d.name]
 
 
 _CHECKED = re.compile(r"@?(?P<name>(?:[^\s:.]+|«[^»]*»)(?:\.(?:[^\s:.{]+|«[^»]*»))*)"
@@ -162,8 +185,7 @@ def parse_check(d: Decl, data: str) -> str | None:
 
 
 def _same_name(d: Decl, got: str) -> bool:
-    got = got.replace("«", "").replace("»", "")
-    return got == d.name or (d.name is not None and got.endswith("." + d.name))
+    return same_constant(d.name, got)
 
 
 # ----------------------------------------------------------------------------- mapping
@@ -221,16 +243,33 @@ def verdict_for(d: Decl, msgs: list[LocatedMessage], report: AxiomReport | None,
 
 
 def match_report(d: Decl, report: AxiomReport) -> bool:
-    """Lean echoes the resolved name; private names come back with a `_private…` prefix."""
-    got = report.name.replace("«", "").replace("»", "")
-    return got == d.name or (d.name is not None and got.endswith("." + d.name))
+    """Lean echoes the resolved full name (``printAxiomsOf`` in leanprover/lean4
+    ``src/Lean/Elab/Print.lean``: ``'{constName}' depends on axioms: …``), exactly; a private
+    name comes back as ``_private.<module>.0.<name>``. Any other name — ``X.Demo.gauss`` for
+    ``Demo.gauss`` — is another constant's report."""
+    return same_constant(d.name, report.name)
+
+
+def same_constant(name: str | None, got: str) -> bool:
+    if name is None:
+        return False
+    got = got.replace("«", "").replace("»", "")
+    return got == name or _PRIVATE_OF.fullmatch(got) is not None and \
+        got.endswith(".0." + name)
+
+
+_PRIVATE_OF = re.compile(r"_private\.(?:[^.]+\.)+0\..+")
 
 
 def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[str] | None = None,
                timeout_s: float = DEFAULT_TIMEOUT_S, mem_mb: int | None = DEFAULT_MEM_MB,
-               types: Iterable[str] | None = None) -> FileVerdict:
+               types: Iterable[str] | None = None, used: Iterable[str] | None = None,
+               used_targets: Iterable[str] | None = None,
+               values: Iterable[str] | None = None) -> FileVerdict:
     """Verdicts for the blueprint's nodes (``labels`` selects; a file without nodes: every named
     declaration). ``types``: keys whose elaborated type is wanted too (``FileVerdict.types``).
+    ``used``: keys whose used declarations are wanted (``FileVerdict.used``; the targets are
+    ``used_targets``, default every named declaration of the file).
     Raises CannotCertify (see module doc) and KeyError for an unknown label."""
     if labels:
         checked = [bp.by_key(lbl) for lbl in labels]
@@ -239,11 +278,22 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
     text = bp.text if bp.text.endswith("\n") else bp.text + "\n"
     appended = axiom_lines(checked)
     typed = type_lines([bp.by_key(k) for k in dict.fromkeys(types)]) if types is not None else []
-    full = text + "\n" + "".join(line + "\n" for _, line in appended + typed)
+    valued = value_lines([bp.by_key(k) for k in dict.fromkeys(values)]) if values else []
+    full = text + "\n" + "".join(line + "\n" for _, line in appended + typed + valued)
+    first_used_line = full.count("\n") + 1
+    used_decls = [bp.by_key(k) for k in dict.fromkeys(used)] if used is not None else []
+    used_decls = [d for d in used_decls if d.name]
+    if used is not None:
+        names = used_targets if used_targets is not None else [d.name for d in bp.decls if d.name]
+        full += "".join(x + "\n" for x in usedconsts.prelude_lines(names))
+        full += "".join(usedconsts.query_line(d.name) + "\n" for d in used_decls)
+    found_used: dict[str, list[str]] = {}
     first_axiom_line = text.count("\n") + 2
     by_line = {first_axiom_line + i: d for i, (d, _) in enumerate(appended)}
     first_type_line = first_axiom_line + len(appended)
     type_at = {first_type_line + i: d for i, (d, _) in enumerate(typed)}
+    value_at = {first_type_line + len(typed) + i: d for i, (d, _) in enumerate(valued)}
+    found_values: dict[str, str] = {}
     found_types: dict[str, str] = {}
     stem = Path(bp.display_path).stem or "check"
     messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s, mem_mb=mem_mb)
@@ -256,6 +306,20 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
     file_msgs: list[LocatedMessage] = []
     checked_keys = set(per)
     for m in messages:
+        if used is not None and m.pos.line >= first_used_line:  # our query: answers only
+            ans = usedconsts.parse_answer(m.data) if m.severity == "information" else None
+            if ans is not None:
+                for d in used_decls:
+                    if d.name == ans[0]:
+                        found_used.setdefault(d.key, ans[1])
+            continue
+        if m.pos.line in value_at:  # a `#print` line: the definition, or an error
+            d = value_at[m.pos.line]
+            if m.severity == "information" and d.key not in found_values:
+                found_values[d.key] = m.data
+            elif m.is_error:
+                file_msgs.append(_located(m, "file", path))
+            continue
         if m.pos.line in type_at:  # a `#check` line: the type, or an error that fails the file
             d = type_at[m.pos.line]
             typ = parse_check(d, m.data) if m.severity == "information" else None
@@ -296,7 +360,13 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
             if d.key not in found_types:
                 raise CannotCertify(f"{path}:{d.pos.line}:{d.pos.col}: Lean gave no elaborated "
                                     f"type for {d.name}")
+        for d, _ in valued:
+            if d.key not in found_values:
+                raise CannotCertify(f"{path}:{d.pos.line}:{d.pos.col}: Lean gave no elaborated "
+                                    f"value for {d.name}")
     return FileVerdict(path=path, workspace=str(workspace), lean_version=tc.lean_version,
                        nodes=nodes, file_messages=file_msgs, partial=bool(labels),
-                       wall_s=res.wall_s, types=found_types if types is not None else None)
+                       wall_s=res.wall_s, types=found_types if types is not None else None,
+                       used=found_used if used is not None else None,
+                       values=found_values if values else None)
 

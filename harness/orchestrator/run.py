@@ -21,6 +21,7 @@ from harness.blueprint.imports import load_imports
 from harness.blueprint.parse import parse_file, parse_text
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError
 from harness.orchestrator import procs
+from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import Executor, LocalExecutor, Runner
 from harness.orchestrator.record import Gate, GateOutcome, Record
@@ -80,6 +81,9 @@ class Services:
     stage1: Stage1Agents | None = None
     check: Callable[[str], GateOutcome] | None = None  # stage 1: a new blueprint text
     lock: Callable[[str], None] | None = None  # stage 1: lock these statements
+    # stage 2's final certification (harness.orchestrator.certify.Certifier); without one a
+    # run never exits 0: a node is proved only when Lean's axiom report says so
+    certifier: Any = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -104,6 +108,7 @@ class Session:
         self.log: EventLog | None = None  # set by run(): the services may log (e.g. locking)
         self.state: RunState = RunState()
         self.result: RunResult | None = None  # set once result.json is written (any exit path)
+        self.certification: str | None = None  # stage 2's final certification, when it ran
         self.t0 = time.time()
 
     # ---- setup ------------------------------------------------------------------------------
@@ -223,7 +228,7 @@ class Session:
                 try:
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
                                  executor=executor, gate=services.make_gate(), cfg=cfg,
-                                 notify=self.notify).run()
+                                 notify=self.notify, certifier=services.certifier).run()
                 except KeyboardInterrupt:  # Stage2 killed the Lean runs; do not wait for more
                     procs.shield()
                     if not procs.abort(lambda: executor.running() > 0):
@@ -236,6 +241,7 @@ class Session:
                     raise
                 executor.shutdown()
                 stop, blocked = out.stop_reason, out.blocked
+                self.certification = out.certification
                 if out.no_lean:
                     code = ExitCode.CANNOT_CERTIFY
                 elif out.usage_error:
@@ -290,15 +296,19 @@ class Session:
                 bp = parse_file(self.file)
             else:
                 return None
-            return analyse(bp, load_imports(bp, self.workspace), adjust=self.adjust)
+            a = analyse(bp, load_imports(bp, self.workspace), adjust=self.adjust)
         except (HarnessError, OSError):
             return None
+        if self.log is not None:  # the nodes Lean re-opened, with their hidden edges
+            apply_lean_view(a, reopened_events(self.log.events))
+        return a
 
     def _result(self, record: Record | None, st: RunState, stop: str, blocked: dict[str, str],
                 code: int) -> RunResult:
         nodes: dict[str, NodeResult] = {}
         head = record.head() if record is not None else None
         a = self._analysis(record)
+        lean_reopened = reopened_events(self.log.events) if self.log is not None else {}
         waiting_on_imports = 0  # open nodes whose only missing proofs are in imported files
         if a is not None:
             ours = {id(d) for d in a.blueprint.decls}
@@ -316,6 +326,9 @@ class Session:
                     nodes[k] = NodeResult(status="blocked", reason=blocked[stuck[0]], attempts=n)
                 elif any(p.status in OPEN_STATUSES and id(p) in ours for p in a.parts(k)):
                     nodes[k] = NodeResult(status="open", reason="needs a proof", attempts=n)
+                elif k in lean_reopened:
+                    nodes[k] = NodeResult(status="open", reason=lean_reopened[k]["reason"],
+                                          attempts=n)
                 elif ext_parts := [p.name or p.key for p in a.parts(k)
                                    if p.status in OPEN_STATUSES and id(p) not in ours]:
                     waiting_on_imports += 1  # a shared label: its open part is another file's
@@ -334,6 +347,11 @@ class Session:
         if code == ExitCode.OK and (counts["open"] or counts["blocked"]) \
                 and self.settings.stage != "1":  # stage 1 alone succeeds by locking
             code = ExitCode.FINDINGS
+        if code == ExitCode.OK and self.certification not in (None, "clean"):
+            # proved only when Lean says so: no exit 0 without a clean final certification
+            code = ExitCode.FINDINGS if self.certification == "contradicted" \
+                else ExitCode.CANNOT_CERTIFY
+            stop = f"final certification: {self.certification}"
         finished = stop in ("nothing to do", "no progress possible", "all nodes proved")
         if finished and not counts["open"] and not counts["blocked"] and code == ExitCode.OK:
             stop = "all nodes proved"

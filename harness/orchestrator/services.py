@@ -288,7 +288,11 @@ def real_services(lake: str | None, config: Path | None):
         def write_lock(text: str) -> None:
             make_run_lock(text, record, tc, cfg.timeouts.lean_s).save(lock_path(session))
 
+        from harness.orchestrator.certify import Certifier
+
+        workspace = Path(record.repo.working_tree_dir or record.file.parent)
         return Services(runner=runner, make_gate=make_gate_now,
+                        certifier=Certifier(record.file, tc, workspace, cfg.timeouts.lean_s),
                         stage1=LLMStage1(client, cfg) if client is not None else None,
                         check=make_check(record, tc, cfg.timeouts.lean_s), lock=write_lock,
                         notes=list(getattr(tc, "warnings", ())))

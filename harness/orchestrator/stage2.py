@@ -17,7 +17,10 @@ import networkx as nx
 from harness.blueprint.dag import Analysis, analyse
 from harness.blueprint.imports import load_imports
 from harness.blueprint.model import Blueprint, BodyStatus
+from harness.errors import CannotCertify
 from harness.orchestrator import procs
+from harness.orchestrator.certify import (Certifier, apply_lean_view, contradictions, reopen,
+                                          reopened_events)
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import AttemptJob, AttemptResult, Executor
 from harness.orchestrator.record import CannotDecide, Candidate, Gate, MergeOutcome, Record
@@ -94,6 +97,9 @@ class Stage2Outcome:
     blocked: dict[str, str] = field(default_factory=dict)
     no_lean: bool = False
     usage_error: bool = False  # stopped by a configuration error (exit 2)
+    # the final certification of the record's head (harness.orchestrator.certify): "clean"
+    # (every node's Lean axiom report is clean), "contradicted", "cannot certify", "not run"
+    certification: str = "not run"
 
 
 Notify = Callable[[str, dict[str, Any]], None]
@@ -101,7 +107,8 @@ Notify = Callable[[str, dict[str, Any]], None]
 
 class Stage2:
     def __init__(self, *, run_id: str, record: Record, log: EventLog, state: RunState,
-                 executor: Executor, gate: Gate, cfg: Stage2Config, notify: Notify) -> None:
+                 executor: Executor, gate: Gate, cfg: Stage2Config, notify: Notify,
+                 certifier: Certifier | None = None) -> None:
         self.run_id, self.record, self.log, self.state = run_id, record, log, state
         self.executor, self.gate, self.cfg, self.notify = executor, gate, cfg, notify
         self.pending: dict[str, Candidate] = {}  # node -> accepted candidate awaiting the gate
@@ -113,6 +120,9 @@ class Stage2:
         self.sched: Scheduler | None = None
         self._imports: list[Blueprint] | None = None
         self._fatal: str | None = None
+        self.certifier = certifier
+        self.certification = "not run"
+        self._certified: tuple[str | None, str] | None = None  # (head, status) last certified
 
     # ---- DAG from the record ----------------------------------------------------------------
     def _analysis(self) -> Analysis:
@@ -121,7 +131,9 @@ class Stage2:
         bp = self.record.parsed(self.record.head_text())
         if self._imports is None:
             self._imports = load_imports(bp, find_workspace(self.record.file))
-        return analyse(bp, self._imports, adjust=self.cfg.adjust)
+        a = analyse(bp, self._imports, adjust=self.cfg.adjust)
+        apply_lean_view(a, reopened_events(self.log.events))  # Lean's word over the text's
+        return a
 
     def _sync(self) -> None:
         a = self._analysis()
@@ -204,6 +216,8 @@ class Stage2:
                     if stop is not None and not s.in_flight():  # nothing running or pending
                         break
                     if s.finished():
+                        if stop is None and self._certify():
+                            continue  # Lean re-opened nodes and there is work again
                         stop = stop or self._final_reason()
                         break
         except KeyboardInterrupt:  # Ctrl-C / SIGTERM: stop the Lean runs the threads wait on
@@ -212,9 +226,64 @@ class Stage2:
             raise
         finally:
             self._gate_pool.shutdown(wait=wait_gate)
+        if self._fatal is None:
+            self._certify()  # the final head is certified whatever stopped the loop
         self.blocked.update(s.blocked())
         return Stage2Outcome(stop or self._final_reason(), dict(self.blocked),
-                             usage_error=self._fatal is not None)
+                             usage_error=self._fatal is not None,
+                             certification=self.certification)
+
+    # ---- certification: a node is proved only when Lean's axiom report says so ---------------
+    def _certify(self) -> bool:
+        """Certify the record's head (once per head): re-open the nodes Lean contradicts, with
+        the hidden edges it names. True when that gave the scheduler new work."""
+        head = self.record.head()
+        if self._certified is not None and self._certified[0] == head:
+            self.certification = self._certified[1]
+            return False
+        if self.certifier is None:
+            self.certification = "not run"
+            self._note("no final certification configured: the run cannot claim any proof")
+            return False
+        text = self.record.head_text()
+        try:
+            cert = self.certifier.axioms(text)
+            a = self._analysis()
+            bad = contradictions(a, cert)
+            imported = {a.decl(k).name: k for k in a.graph.nodes
+                        if a.is_external(k) and a.decl(k).name}
+            used = self.certifier.used(text, bad, imported) if bad else {}
+        except CannotCertify as err:
+            self.certification = "cannot certify"
+            self._certified = (head, self.certification)
+            self._note(f"final certification: {err.line()}")
+            return False
+        clean = sorted(cert.clean)
+        self.log.append("certified", commit=head, clean=clean,
+                        dirty={k: ax for k, ax in cert.axioms.items() if k not in cert.clean},
+                        errors=cert.errors[:5], contradicted=bad)
+        # clean: Lean backs every node the DAG counts as proved (open nodes are the result's
+        # business: they keep the exit code at 1)
+        status = "contradicted" if bad or cert.errors else "clean"
+        self.certification = status
+        self._certified = (head, status)
+        for r in reopen(a, cert, bad, used):
+            self.log.append("reopened", node=r.node, reason=r.reason, culprits=r.culprits,
+                            commit=head)
+            self.notify("note", {"message": f"re-opened {r.node}: {r.reason}"})
+            self._remember(r.node, r.reason)
+            if not r.culprits:
+                self.blocked[r.node] = r.reason
+                self.log.append("blocked", node=r.node, reason=r.reason)
+        if not bad:
+            return False
+        self._sync()
+        assert self.sched is not None
+        return not self.sched.finished()
+
+    def _note(self, msg: str) -> None:
+        self.log.append("note", message=msg)
+        self.notify("note", {"message": msg})
 
     def _busy(self) -> bool:
         return (self._gate_job is not None and not self._gate_job[0].done()) \

@@ -89,8 +89,9 @@ def test_contract_scans_ignore_comments_and_strings():
     assert "is a `def`" in proof_violations("by simp", "def f : Nat := 1")[0]
     assert "`open` is not allowed" in proof_violations("by simp", "open Nat\ntheorem a : True "
                                                        ":= trivial")[0]
-    assert "only `simp`" in proof_violations("by simp", "@[aesop safe] theorem a : True := "
-                                             "trivial")[0]
+    assert "allowed: aesop" in proof_violations("by simp", "@[reducible] theorem a : True := "
+                                                "trivial")[0]
+    assert proof_violations("by simp", "@[aesop safe] theorem a : True := trivial") == []
     assert statement_violations("import Mathlib\n-- axiom in a comment\ntheorem t : True := by sorry") == []
     assert statement_violations("axiom bad : False")
 

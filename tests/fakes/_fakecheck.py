@@ -31,11 +31,17 @@ _CLOSE = ")]}⦄"
 MAX_DEPTH = 6
 
 
+PRINT = re.compile(r"((?:set_option\s+[\w.]+\s+\S+\s+in\s+)*)(#print)\s+([^\s()@]+)\s*$")
+
+
 def handle(judge, start: int, chunk: str, ns: str) -> bool:
     """Answer a `#check` command (optionally after `set_option … in`); False if it is none."""
     m = CHECK.fullmatch(chunk.rstrip())
     if m is None:
-        return False
+        p = PRINT.fullmatch(chunk.rstrip())
+        if p is None or p.group(3) == "axioms":
+            return False
+        return _print_value(judge, start + p.start(2), p.group(3), ns)
     at = start + m.start(2)
     token = m.group(5)
     tok_at = start + m.start(5)
@@ -49,6 +55,21 @@ def handle(judge, start: int, chunk: str, ns: str) -> bool:
         return True
     typ = elaborated_type(judge, target)
     judge.messages.append(Msg("information", at, at + len("#check"), f"@{target} : {typ}"))
+    return True
+
+
+def _print_value(judge, at: int, token: str, ns: str) -> bool:
+    """`#print X` of a definition: its header and its value. The fake's "elaborated value" is
+    the declaration's text after the name with its line structure (lines right-stripped, blank
+    lines dropped): re-indenting a `do` block changes it, as it changes the real value."""
+    target = _resolve(token.replace("«", "").replace("»", ""), ns, judge.names)
+    if target is None:
+        judge.messages.append(Msg("error", at, at + 6, f"Unknown constant `{token}`"))
+        return True
+    d = judge.names[target]
+    lines = [ln.rstrip() for ln in d.body.split("\n")]
+    value = "\n".join(ln for ln in lines if ln.strip())
+    judge.messages.append(Msg("information", at, at + 6, f"{d.kind} {target}{value}"))
     return True
 
 

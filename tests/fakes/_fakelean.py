@@ -24,6 +24,8 @@ CONTINUATION = ("|", "termination_by", "decreasing_by", "deriving", "where", "wi
 SORRY_TOKENS = ("sorry", "sorry_using", "admit")
 STD_AXIOMS = ["propext", "Classical.choice", "Quot.sound"]
 IDENT = re.compile(r"[^\W\d][\w'!?.\u2070-\u209f]*")
+SIMP_TACTICS = ("simp", "simp_all", "simpa")
+USED_FN = "harnessUsedConstsOf"  # harness.lean.usedconsts: the used-constants query
 TRIVIAL_BODY = re.compile(r"^(by\s+)?(rfl|trivial|decide|sorry|admit|\d+)$")
 
 
@@ -128,6 +130,7 @@ class Decl:
     native: bool = False
     trivial: bool = False
     refs: set[str] = field(default_factory=set)
+    simp: bool = False  # carries `@[simp]`
 
 
 @dataclass
@@ -172,6 +175,19 @@ def _skip_attrs(masked: str, i: int, end: int) -> int:
             i += m.end()
             continue
         return i
+
+
+def _resolve_hidden(token: str, ns: str, names: dict[str, "Decl"], opened: list[str]
+                    ) -> str | None:
+    """Real Lean also finds what the text does not name plainly: a field access on a
+    constant (`h.symm` uses `h`) and names under an `open NS in` inside the body."""
+    for ns_try in [ns, *(f"{ns}.{o}" if ns else o for o in opened), *opened]:
+        parts = token.split(".")
+        for k in range(len(parts), 0, -1):
+            hit = _resolve(".".join(parts[:k]), ns_try, names)
+            if hit is not None:
+                return hit
+    return None
 
 
 def _resolve(token: str, ns: str, names: dict[str, "Decl"]) -> str | None:
@@ -220,16 +236,18 @@ class Judge:
                 pass  # `[set_option … in] #check (@X)`: see _fakecheck.py
             elif head[0] == "#print" and len(head) > 2 and head[1] == "axioms":
                 self._print_axioms(a, head[2], ns)
+            elif head[0] == "#eval" and len(head) > 1 and head[1] == USED_FN:
+                self._used(a, head)
             else:
                 i = _skip_attrs(masked, a, b)
                 m = re.match(r"(%s)\b" % "|".join(DECL_KEYWORDS), masked[i:b])
                 if m:
-                    self._decl(m.group(1), i, b, ns)
+                    self._decl(m.group(1), i, b, ns, attrs=masked[a:i])
             if self.crash:
                 self.crash_at = a
                 break
 
-    def _decl(self, kind: str, kw: int, end: int, ns: str) -> None:
+    def _decl(self, kind: str, kw: int, end: int, ns: str, attrs: str = "") -> None:
         masked = self.masked
         j = kw + len(kind)
         m = re.compile(r"\s+(?:\(priority\s*:=\s*\w+\)\s*)?([^\s(:{\[⦃]+)").match(masked, j)
@@ -244,6 +262,8 @@ class Judge:
         while end > j and masked[end - 1].isspace():
             end -= 1
         d = Decl(kind, name, ns, kw, kw, ns_start, ns_end, end, body=masked[j:end])
+        d.simp = bool(re.search(r"@\[[^\]]*\bsimp\b", attrs))
+        opened = re.findall(r"\bopen\s+([\w.]+)\s+in\b", d.body)  # `open NS in` inside the body
         body_after = d.body.split(":=", 1)[1].strip() if ":=" in d.body else ""
         d.trivial = kind in ("axiom", "structure", "inductive", "class") or bool(
             TRIVIAL_BODY.match(" ".join(body_after.split())))
@@ -275,9 +295,11 @@ class Judge:
             elif tok == "fake_crash":
                 self.crash = True
             else:
-                target = _resolve(tok, ns, self.names)
+                target = _resolve_hidden(tok, ns, self.names, opened)
                 if target and target != name:
                     d.refs.add(target)
+                if tok in SIMP_TACTICS:  # the default simp set: every earlier `@[simp]` lemma
+                    d.refs.update(n for n, e in self.names.items() if e.simp and n != name)
         if d.has_sorry:
             sorry = "declaration uses `sorry`" if version_tuple() >= (4, 28) else "declaration uses 'sorry'"
             self.messages.append(Msg("warning", ns_start, ns_end, sorry, "hasSorry"))
@@ -321,6 +343,34 @@ class Judge:
         data = (f"'{target}' depends on axioms: [{', '.join(ax)}]" if ax
                 else f"'{target}' does not depend on any axioms")
         self.messages.append(Msg("information", start, end, data))
+
+    def _used(self, start: int, head: list[str]) -> None:
+        """`#eval harnessUsedConstsOf harnessUsedTargets `X`: the targets X uses, walking
+        through the file's other declarations (as Lean walks auxiliary constants). Real Lean
+        needs the `Lean` namespace: without any `import` the query is an error."""
+        if not re.search(r"^import\s", self.masked, re.M):
+            self.messages.append(Msg("error", start, start + 5, "unknown namespace `Lean`"))
+            return
+        targets = set(re.findall(r"`([^\s,\]]+)", self._targets_text()))
+        root = head[-1].lstrip("`").replace("«", "").replace("»", "")
+        hit: list[str] = []
+        seen: set[str] = set()
+        todo = sorted(self.names[root].refs) if root in self.names else []
+        while todo:
+            c = todo.pop(0)
+            if c in seen or c == root:
+                continue
+            seen.add(c)
+            if c in targets:
+                hit.append(c)
+            elif c in self.names:
+                todo = sorted(self.names[c].refs) + todo
+        self.messages.append(Msg("information", start, start + 5,
+                                 f"harness-used {root}: [{', '.join(hit)}]"))
+
+    def _targets_text(self) -> str:
+        m = re.search(r"^def harnessUsedTargets\b[^\n]*", self.text, re.M)
+        return m.group(0) if m else ""
 
     @property
     def has_error(self) -> bool:

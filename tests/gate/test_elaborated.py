@@ -151,7 +151,14 @@ def test_runner_without_types_cannot_certify(ws: Path, tc: Toolchain) -> None:
     def typed_runner(bp, labels, *, types=None):
         return check_file(tc, ws, bp, labels=labels, types=types, timeout_s=60)
 
-    assert verify(BOUND, bp_path, lock, lean=typed_runner).exit_code == 0
+    # the lock also pins definitions' elaborated values: a runner that cannot print them
+    r = verify(BOUND, bp_path, lock, lean=typed_runner)
+    assert r.exit_code == 3 and "elaborated values" in (r.lean_detail or "")
+
+    def full_runner(bp, labels, *, types=None, values=None):
+        return check_file(tc, ws, bp, labels=labels, types=types, values=values, timeout_s=60)
+
+    assert verify(BOUND, bp_path, lock, lean=full_runner).exit_code == 0
 
 
 def test_elaborated_hashes_refuse_a_file_lean_rejects(ws: Path, tc: Toolchain) -> None:

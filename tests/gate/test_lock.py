@@ -114,7 +114,9 @@ def test_workspace_files_are_locked(tmp_path: Path) -> None:
     path = ws / "Blueprint" / "Base.lean"
     lock = make_lock(parse_file(path))
     assert set(lock.environment) == {"lakefile.lean", "lakefile.toml", "lean-toolchain",
-                                     "lake-manifest.json", "Proj/Helpers.lean", "Proj/Deep.lean"}
+                                     "lake-manifest.json", "Proj/Helpers.lean", "Proj/Deep.lean",
+                                     "@root"}
+    assert lock.environment["@root"] == ".."  # the workspace root, relative to the file
     assert lock.environment["lakefile.toml"] == "absent"
 
     def failures() -> list[str]:

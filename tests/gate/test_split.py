@@ -88,7 +88,7 @@ CHEATS: dict[str, tuple[str, tuple[str, str | None, str]]] = {
         ("scope", None, "outside the allowed nodes")),
     "non-placeholder-def": (
         split("def helper_def : Nat := 3\n\n" + PH),
-        ("scope", None, "helpers must be theorems or lemmas")),
+        ("scope", None, "helpers must be theorems, lemmas or examples")),
     "sorry-def": (
         split("def helper_def : Nat := sorry\n\n" + PH),
         ("scope", None, "a split adds theorems or lemmas only")),

@@ -112,7 +112,7 @@ def test_check_text_stops_after_the_node(demo, toolchain: Toolchain, tmp_path: P
     check_node(toolchain, ws, bp, "lem:later", "rfl", timeout_s=60)
     call = [json.loads(x) for x in log.read_text().splitlines()][-1]
     scratch = (ws / call[-1]).read_text(encoding="utf-8")
-    assert scratch.endswith("\n#print axioms Demo.later\n")
+    assert scratch.endswith("\n#print axioms _root_.Demo.later\n")  # never an impostor
     assert call[:2] == ["lean", "--json"] and call[-1].startswith(".harness/tmp/")
 
 

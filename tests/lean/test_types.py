@@ -137,4 +137,4 @@ def test_unknown_type_name_is_a_file_error(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(d, "name", "Demo.small_gone")
     v = check_file(tc, ws, bp, labels=["lem:gauss"], types=["thm:small"], timeout_s=60)
     assert "thm:small" not in (v.types or {})
-    assert [m.data for m in v.file_errors] == ["Unknown identifier `Demo.small_gone`"]
+    assert [m.data for m in v.file_errors] == ["Unknown identifier `_root_.Demo.small_gone`"]

@@ -58,6 +58,15 @@ def lean_gate(record: Record) -> Callable[[str, str, list[str]], GateOutcome]:
     return gate
 
 
+def fake_certifier(record: Record):
+    """The final certification (harness.orchestrator.certify) through the fake Lean."""
+    from harness.lean.toolchain import find_toolchain
+    from harness.orchestrator.certify import Certifier
+
+    tc = find_toolchain(record.file.parent, str(FAKES / "lake"))
+    return Certifier(record.file, tc, record.file.parent, 60)
+
+
 def scripted_runner(bodies: Callable[[AttemptJob], str | None]) -> Callable[[AttemptJob],
                                                                             AttemptResult]:
     """An attempt that returns ``bodies(job)`` as an accepted candidate (None: a failure)."""
@@ -82,7 +91,7 @@ def run_session(file: Path, runner, *, gate=None, events: list | None = None, **
 
     def factory(session: Session, record: Record) -> Services:
         g = gate(record) if gate else lean_gate(record)
-        return Services(runner=runner, make_gate=lambda: g)
+        return Services(runner=runner, make_gate=lambda: g, certifier=fake_certifier(record))
 
     return s, s.run(factory)
 

@@ -14,7 +14,7 @@ from harness.lean.toolchain import find_toolchain
 from harness.orchestrator.record import GateOutcome
 from harness.orchestrator.run import RunSettings, Services, Session
 from harness.orchestrator.services import make_runner
-from tests.orchestrator.support import FAKES, lean_gate, workspace
+from tests.orchestrator.support import FAKES, fake_certifier, lean_gate, workspace
 from tests.support.llm_server import ScriptedLLM, text
 
 ONE = '''import Architect
@@ -49,7 +49,8 @@ def _run(f: Path, srv: ScriptedLLM, gate_factory=lean_gate):
     tc = find_toolchain(f.parent.parent, str(FAKES / "lake"))
     runner, _client = make_runner(cfg, tc, budget_left=None)
     s = Session(f, RunSettings(stage="2", workers=1, batch_window=0.05))
-    res = s.run(lambda sess, rec: Services(runner=runner, make_gate=lambda: gate_factory(rec)))
+    res = s.run(lambda sess, rec: Services(runner=runner, make_gate=lambda: gate_factory(rec),
+                                           certifier=fake_certifier(rec)))
     return res
 
 

@@ -10,7 +10,7 @@ import git
 from harness.blueprint.parse import parse_text
 from harness.blueprint.dag import analyse
 from harness.orchestrator.events import read_events
-from tests.orchestrator.support import run_session, scripted_runner, workspace
+from tests.orchestrator.support import fake_certifier, run_session, scripted_runner, workspace
 
 
 def test_demo_all_proved_pipelined(tmp_path) -> None:
@@ -288,7 +288,7 @@ def test_executor_seam_with_serialised_jobs(tmp_path) -> None:
     s = Session(f, RunSettings(stage="2", workers=3, batch_window=0.05))
     res = s.run(lambda sess, rec: Services(runner=scripted_runner(lambda j: "by omega"),
                                            make_gate=lambda: lean_gate(rec),
-                                           make_executor=make))
+                                           make_executor=make, certifier=fake_certifier(rec)))
     assert res.exit_code == 0
     jobs = [json.loads(w) for w in made[0].wire]
     assert len(jobs) == res.attempts and all(j["text"] and j["commit"] for j in jobs)
