@@ -51,8 +51,13 @@ def run(args: argparse.Namespace) -> int:
     if args.static_only:
         note = "--static-only: no elaborated-type hashes; statements are locked by their source"
     elif args.lake or os.environ.get("HARNESS_LAKE") or lean_available(None):
+        from harness.preflight.require import require_ready
+
         workspace = find_workspace(args.file)
-        tc = find_toolchain(workspace, args.lake)
+        # Lean as pinned in lean-toolchain, the dependencies' oleans: else exit 2, nothing written
+        _, tc = require_ready("lock", workspace, None, lake=args.lake)
+        if tc is None:
+            tc = find_toolchain(workspace, args.lake)
         for w in tc.warnings:
             err_console().print(f"warning: {escape(w)}")
         keys = [e.key for e in lock.entries if e.name]

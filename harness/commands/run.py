@@ -35,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-window", type=float,
                    help="seconds an accepted proof may wait for its gate batch (default 2)")
     p.add_argument("--config", type=Path, help="config file (default: WORKSPACE/harness.toml)")
+    p.add_argument("--model", help="model for every LLM role (overrides the config, "
+                                   "HARNESS_MODEL and OPENAI_MODEL)")
     add_lake_arg(p)
     view = p.add_mutually_exclusive_group()
     view.add_argument("--live", dest="live", action="store_true", default=None,
@@ -64,12 +66,17 @@ def run(args: argparse.Namespace) -> int:
                                    "batch_window": args.batch_window})
     import sys
 
-    if file.is_file() and not _lean_found(args.lake):
+    from harness.preflight.require import require_ready
+
+    # before any work: a model for every role, Lean as pinned, the oleans, the endpoint answers
+    _, tc = require_ready("run", workspace, cfg.with_model(args.model), lake=args.lake,
+                          stage=settings.stage, model=args.model)
+    if file.is_file() and tc is None:
         _plan_without_lean(file, workspace, quiet=args.json)
     view = PlainView(sys.stderr) if args.json else make_view(args.live)
     session = Session(file, settings, workspace=workspace, notify=view)
     session.source = args.source
-    preflight, factory = real_services(args.lake, args.config)
+    preflight, factory = real_services(args.lake, args.config, model=args.model, toolchain=tc)
     try:
         result = session.run(factory, preflight)
     except (HarnessError, KeyboardInterrupt):
@@ -93,12 +100,6 @@ def run(args: argparse.Namespace) -> int:
                 out.print(f"  blocked {label}: {n.reason}")
         out.print(f"result: {session.dir / 'result.json'}  commit {result.final_commit}")
     return int(result.exit_code if result.exit_code in tuple(ExitCode) else ExitCode.FINDINGS)
-
-
-def _lean_found(lake: str | None) -> bool:
-    from harness.lean.toolchain import lean_available
-
-    return lean_available(lake)
 
 
 def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:

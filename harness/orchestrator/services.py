@@ -264,15 +264,18 @@ def make_check(record: Record, tc: Any, timeout_s: float) -> Any:
 
 
 # ---- the factory ---------------------------------------------------------------------------
-def real_services(lake: str | None, config: Path | None):
-    """(preflight, factory) for :meth:`Session.run`: Lean is looked for before anything else."""
+def real_services(lake: str | None, config: Path | None, *, model: str | None = None,
+                  toolchain: Any = None):
+    """(preflight, factory) for :meth:`Session.run`: Lean is looked for before anything else
+    (``toolchain``: already found by harness.preflight). ``model``: `run --model`."""
     found: dict[str, Any] = {}
 
     def preflight(session: Session) -> None:
-        found["tc"] = find_lean(session.workspace, lake or os.environ.get("HARNESS_LAKE"))
+        found["tc"] = toolchain if toolchain is not None else find_lean(
+            session.workspace, lake or os.environ.get("HARNESS_LAKE"))
 
     def factory(session: Session, record: Record) -> Services:
-        cfg = load_config(config, session.workspace)
+        cfg = load_config(config, session.workspace).with_model(model)
         tc = found["tc"]
         spent = session.state.cost
         left = None if session.settings.budget is None else max(0.0,
