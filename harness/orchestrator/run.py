@@ -80,6 +80,7 @@ class Services:
     stage1: Stage1Agents | None = None
     check: Callable[[str], GateOutcome] | None = None  # stage 1: a new blueprint text
     lock: Callable[[str], None] | None = None  # stage 1: lock these statements
+    diagnose: Callable[[str], Any] | None = None  # stage 1: a text's Lean errors (compile)
     notes: list[str] = field(default_factory=list)
 
 
@@ -204,7 +205,7 @@ class Session:
                 out1 = stage1(record=record, log=log, state=state, agents=services.stage1,
                               source=src, max_rounds=self.settings.max_rounds,
                               check=services.check or _no_check, lock=services.lock or _no_lock,
-                              notify=self.notify)
+                              notify=self.notify, diagnose=services.diagnose)
                 stop = out1.reason
                 if not out1.done:
                     code = ExitCode.FINDINGS

@@ -224,18 +224,41 @@ class LLMStage1:
         out = construct(source, client=self.client, cfg=self.cfg)
         return self._step(out, text=out.output.lean if out.ok else None)
 
-    def audit(self, text: str, source: str) -> StepResult:
+    def audit(self, text: str, source: str | None,
+              changed: dict[str, str] | None = None) -> StepResult:
         from harness.agents.blueprinting import audit
 
-        out = audit(parse_text(text, "<blueprint>"), source, client=self.client, cfg=self.cfg)
+        out = audit(parse_text(text, "<blueprint>"), source, client=self.client, cfg=self.cfg,
+                    changed=changed)
         found = [f.model_dump() for f in out.output.findings] if out.ok else None
         return self._step(out, findings=found)
 
-    def refine(self, text: str, source: str, findings: list[dict[str, Any]]) -> StepResult:
+    def refine(self, text: str, source: str | None, findings: list[dict[str, Any]]
+               ) -> StepResult:
         from harness.agents.blueprinting import refine
 
         out = refine(text, source, findings, client=self.client, cfg=self.cfg)
         return self._step(out, text=out.output.lean if out.ok else None)
+
+    def restate(self, text: str, source: str | None, findings: list[dict[str, Any]]
+                ) -> StepResult:
+        from harness.agents.blueprinting import restate
+
+        out = restate(text, source, findings, client=self.client, cfg=self.cfg)
+        return self._step(out, text=out.output.lean if out.ok else None)
+
+
+def make_diagnose(record: Record, tc: Any, timeout_s: float) -> Any:
+    """Stage 1's compile: the Lean errors of a text (harness.orchestrator.diagnose)."""
+    from harness.orchestrator.diagnose import diagnose_text
+
+    workspace = Path(record.repo.working_tree_dir or record.file.parent)
+
+    def diagnose(text: str) -> Any:
+        return diagnose_text(text, record.file, tc, workspace, timeout_s,
+                             display=str(record.rel))
+
+    return diagnose
 
 
 def make_check(record: Record, tc: Any, timeout_s: float) -> Any:
@@ -294,6 +317,7 @@ def real_services(lake: str | None, config: Path | None, *, model: str | None = 
         return Services(runner=runner, make_gate=make_gate_now,
                         stage1=LLMStage1(client, cfg) if client is not None else None,
                         check=make_check(record, tc, cfg.timeouts.lean_s), lock=write_lock,
+                        diagnose=make_diagnose(record, tc, cfg.timeouts.lean_s),
                         notes=list(getattr(tc, "warnings", ())))
 
     return preflight, factory
