@@ -31,7 +31,7 @@ Scripting API
 * When a list is exhausted the ``default`` reply is used; if there is none the server answers
   HTTP 500 ``{"error": {"message": "script exhausted"}}`` (so a test that over-calls fails loudly).
 * ``api_key``: when set, requests whose ``Authorization`` header is not ``Bearer <api_key>``
-  get HTTP 401 (like a real endpoint).
+  get HTTP 401 (like a real endpoint), ``GET /models`` included.
 * Attributes: ``base_url`` (``http://127.0.0.1:<port>/v1``), ``port``, ``requests``
   (list of :class:`RecordedRequest`, appended in arrival order, thread-safe; includes
   ``/models`` calls), ``chat_requests`` (only the chat-completion ones), ``remaining``
@@ -248,6 +248,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(b"")
+        owner = self.server.owner
+        if owner.api_key is not None and self.headers.get("Authorization") != \
+                f"Bearer {owner.api_key}":
+            self._err(401, "invalid api key")  # like a real endpoint: /models needs the key too
+            return
         if self.path.rstrip("/").endswith("/models"):
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "test"}
                     for m in self.server.owner.models]
