@@ -81,6 +81,7 @@ class Services:
     check: Callable[[str], GateOutcome] | None = None  # stage 1: a new blueprint text
     lock: Callable[[str], None] | None = None  # stage 1: lock these statements
     diagnose: Callable[[str], Any] | None = None  # stage 1: a text's Lean errors (compile)
+    repair_record: Callable[[list[str]], tuple[bool, str]] | None = None  # stage 2: breakage
     notes: list[str] = field(default_factory=list)
 
 
@@ -223,7 +224,7 @@ class Session:
                 try:
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
                                  executor=executor, gate=services.make_gate(), cfg=cfg,
-                                 notify=self.notify).run()
+                                 notify=self.notify, repair_record=services.repair_record).run()
                 except KeyboardInterrupt:  # Stage2 killed the Lean runs; do not wait for more
                     procs.shield()
                     if not procs.abort(lambda: executor.running() > 0):
