@@ -245,7 +245,10 @@ class LLMStage1:
         from harness.agents.blueprinting import restate
 
         out = restate(text, source, findings, client=self.client, cfg=self.cfg)
-        return self._step(out, text=out.output.lean if out.ok else None)
+        new = out.output.lean if out.ok else None
+        if new is not None and text.endswith("\n") and not new.endswith("\n"):
+            new += "\n"  # a fenced block loses the final newline; the file keeps it
+        return self._step(out, text=new)
 
 
 def make_diagnose(record: Record, tc: Any, timeout_s: float) -> Any:

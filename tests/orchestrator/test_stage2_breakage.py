@@ -65,3 +65,52 @@ def test_import_changed_mid_run_stops_with_diagnostics_nothing_blocked(tmp_path)
     assert res2.exit_code == 0, res2.stop_reason
     evs2 = read_events(s2.dir / "events.jsonl").events
     assert sum(1 for e in evs2 if e["kind"] == "attempt") == attempts
+
+
+def test_repair_step_restates_and_audits_a_broken_upstream_statement(tmp_path) -> None:
+    """The repair step itself (services.make_record_repair), on a record whose statements Lean
+    rejects: stage 1's restate with the diagnostics, then the audit of what changed."""
+    import json
+
+    from harness.agents.config import load_config, resolve_endpoint
+    from harness.agents.llm import LLMClient
+    from harness.lean.toolchain import find_toolchain
+    from harness.orchestrator.record import Record
+    from harness.orchestrator.run import RunSettings, Session
+    from harness.orchestrator.services import (LLMStage1, make_check, make_diagnose,
+                                               make_record_repair)
+    from tests.orchestrator.support import FAKES
+    from tests.orchestrator.test_stage1_compile import BROKEN, GOOD, WEAK, auditor, config, fenced
+    from tests.support.llm_server import ScriptedLLM, role_of, text
+
+    for answer, want in ((GOOD, True), (WEAK, False)):
+        f = workspace(tmp_path / str(want), BROKEN, "C.lean")
+        ws = f.parent.parent
+        with ScriptedLLM(lambda req: text(fenced("lean", answer)) if role_of(req) == "refine"
+                         else auditor(req)) as srv:
+            config(ws, srv.base_url)
+            cfg = load_config(None, ws)
+            session = Session(f, RunSettings(stage="2", max_rounds=2), workspace=ws)
+            session.log, _ = session.open()
+            try:
+                record = Record(ws, f)
+                record.ensure_committed("start\n")
+                tc = find_toolchain(ws, str(FAKES / "lake"))
+                repair = make_record_repair(
+                    session, record, LLMStage1(LLMClient(resolve_endpoint(cfg), cfg), cfg),
+                    make_check(record, tc, 60), make_diagnose(record, tc, 60))
+                ok, why = repair(["Blueprint/C.lean:7:26: [lean] lem:add-zero: Application "
+                                  "type mismatch"])
+                evs = list(session.log.events)
+            finally:
+                session.log.close()
+                session.lock.release()
+        assert ok is want, why
+        audit = next(e for e in evs if e["kind"] == "audit")
+        assert audit["changed"] == ["lem:add-zero", "lem:zero-add"]
+        if want:
+            assert why.startswith("restated lem:add-zero, lem:zero-add")
+            assert record.head_text() == GOOD
+        else:
+            assert "the audit of the restated statements failed" in why and "tautology" in why
+        assert json.dumps(evs)  # the events are plain JSON
