@@ -7,7 +7,8 @@ header fingerprint and the forbidden constructs already present (docs/trust.md).
 toolchain (`--lake`, HARNESS_LAKE, PATH, ~/.elan/bin) the file is compiled once and each
 declaration's elaborated type (`#check` with `pp.all`) is hashed into the lock too
 (`"elaborated": true`, per entry `type_hash`); if Lean fails on the file nothing is written
-(exit 3). Without Lean, or with `--static-only`, the lock says `"elaborated": false`.
+(exit 3). Without Lean, or with `--static-only`, the lock says `"elaborated": false`. A Lean that
+does not match `lean-toolchain`, or missing Mathlib / Architect oleans, is exit 2 (preflight).
 """
 
 from __future__ import annotations

@@ -4,7 +4,10 @@ Resumable: `run` on a file with an existing run continues it (also after kill -9
 `.harness/runs/<id>/result.json`. Exit codes: 0 every node proved, 1 open or blocked nodes remain,
 2 usage or input error, 3 cannot certify (no Lean: nothing was merged), 130 interrupted
 (143: SIGTERM).
-`--stage 1` exits 0 once the statements are locked, even with open nodes. With `--json`, stdout
+Before any work the preflight (harness/preflight) checks a model for every role, Lean against
+lean-toolchain, the Mathlib / Architect oleans and that the endpoint answers: a problem is exit 2
+with one line saying what to set. `--stage 1` exits 0 once the statements are locked, even with
+open nodes. With `--json`, stdout
 gets result.json whenever it was written (errors and interrupts too; the error line stays on
 stderr).
 """

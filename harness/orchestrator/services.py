@@ -222,7 +222,10 @@ class LLMStage1:
         from harness.agents.blueprinting import construct
 
         out = construct(source, client=self.client, cfg=self.cfg)
-        return self._step(out, text=out.output.lean if out.ok else None)
+        new = out.output.lean if out.ok else None
+        if new is not None and not new.endswith("\n"):
+            new += "\n"  # a fenced block loses the final newline; a Lean file ends with one
+        return self._step(out, text=new)
 
     def audit(self, text: str, source: str | None,
               changed: dict[str, str] | None = None) -> StepResult:

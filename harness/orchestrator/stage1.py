@@ -74,7 +74,9 @@ def stage1(*, record: Record, log: EventLog, state: RunState, agents: Stage1Agen
                    cost=res.cost)
         if not res.ok or res.text is None:
             return Stage1Outcome(False, f"construct failed: {res.reason}")
-        why = _commit_checked(record, check, res.text, "construct", 0)
+        # Lean errors alone do not reject a construct: the compile step below restates them
+        why = _commit_checked(record, check, res.text, "construct", 0,
+                              lean_errors_ok=diagnose is not None)
         if why:
             return Stage1Outcome(False, f"the constructed blueprint was rejected: {why}")
         notify("note", {"message": f"constructed {record.rel}"})
@@ -217,14 +219,16 @@ def changed_statements(events: list[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
-def _commit_checked(record: Record, check: Check, text: str, what: str, rnd: int) -> str | None:
+def _commit_checked(record: Record, check: Check, text: str, what: str, rnd: int, *,
+                    lean_errors_ok: bool = False) -> str | None:
     if record.head() is not None and text == record.text_at():
         return "the new text is identical to the record"
     out = check(text)
     if not out.certified:
         raise CannotCertify(f"stage 1 {what}: " + ("; ".join(out.messages[:3]) or
                                                    "the gate could not certify"))
-    if not out.passed:
+    only_lean = bool(out.messages) and all("] " in m and ": [lean]" in m for m in out.messages)
+    if not out.passed and not (lean_errors_ok and only_lean):
         return "; ".join(out.messages[:5]) or "rejected"
     record.commit_text(text, f"harness: {what} (stage 1, round {rnd})\n\n"
                              f"Harness-Stage: 1\nHarness-Step: {what}\n")

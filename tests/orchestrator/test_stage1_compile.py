@@ -183,3 +183,32 @@ def test_restate_round_limit(tmp_path) -> None:
     assert any("Lean reported no error in it" in (r.messages[-1]["content"] or "")
                for r in reqs)
     assert f.read_text() == BROKEN
+
+
+def test_a_constructed_blueprint_lean_rejects_is_restated_not_dropped(tmp_path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "lakefile.lean").write_text("import Lake\nopen Lake DSL\n\npackage ws\n")
+    (ws / "lean-toolchain").write_text("leanprover/lean4:v4.32.0\n")
+    src = tmp_path / "source.md"
+    src.write_text("Lemma. n + 0 = n. Lemma. 0 + n = n. Theorem. n + 0 + (0 + n) = n + n.\n")
+    f = ws / "Blueprint" / "C.lean"
+
+    def script(req):
+        role = role_of(req)
+        if role == "construct":
+            return text(fenced("lean", BROKEN))
+        if role == "refine":
+            return text(fenced("lean", GOOD))
+        return auditor(req)
+
+    with ScriptedLLM(script) as srv:
+        config(ws, srv.base_url)
+        out = harness(["run", str(f), "--source", str(src), "--stage", "1", "--json"], ws,
+                      fake_env())
+    assert out.returncode == 0, out.stderr
+    evs = read_events(run_dir(ws, f) / "events.jsonl").events
+    kinds = [e["kind"] for e in evs]
+    assert kinds.index("construct") < kinds.index("compile") < kinds.index("restated") \
+        < kinds.index("audit") < kinds.index("locked")
+    assert f.read_text() == GOOD
