@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
     # before any work: a model for every role, Lean as pinned, the oleans, the endpoint answers
     _, tc = require_ready("run", workspace, cfg.with_model(args.model), lake=args.lake,
-                          stage=settings.stage, model=args.model)
+                          stage=settings.stage, model=args.model,
+                          source=args.source is not None or not file.exists())
     if file.is_file() and tc is None:
         _plan_without_lean(file, workspace, quiet=args.json)
     view = PlainView(sys.stderr) if args.json else make_view(args.live)

@@ -219,6 +219,10 @@ class LLMStage1:
                           tokens=(usage.prompt_tokens + usage.completion_tokens) if usage else 0,
                           cost=usage.cost_usd if usage else 0.0, **kw)
 
+    def missing_models(self) -> list[str]:
+        """The stage-1 roles (construct: also refine/restate; audit) that have no model."""
+        return [r for r in ("construct", "audit") if not self.cfg.role(r).model]
+
     def construct(self, source: str) -> StepResult:
         from harness.agents.blueprinting import construct
 

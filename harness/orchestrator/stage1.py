@@ -45,6 +45,7 @@ class Stage1Agents(Protocol):
                findings: list[dict[str, Any]]) -> StepResult: ...
     def restate(self, text: str, source: str | None,
                 findings: list[dict[str, Any]]) -> StepResult: ...
+    def missing_models(self) -> list[str]: ...  # restate + audit roles without a model
 
 
 @dataclass
@@ -147,9 +148,13 @@ def compile_until_clean(*, record: Record, log: EventLog, agents: Stage1Agents |
             notify("note", {"message": f.render()})
         listed = "; ".join(f.render() for f in found[:5]) + (
             f" (+{len(found) - 5} more)" if len(found) > 5 else "")
-        if agents is None:
+        missing = agents.missing_models() if agents is not None else []
+        if agents is None or missing:
+            why = ("no LLM endpoint is configured" if agents is None else
+                   f"no model for the {', '.join(missing)} role(s) (set endpoint.default_model, "
+                   "roles.<role>.model or HARNESS_MODEL, or pass --model)")
             return Stage1Outcome(False, f"stage 1: Lean rejects {len(found)} statement(s) and "
-                                        f"no LLM endpoint is configured to repair them: {listed}")
+                                        f"{why} to repair them: {listed}")
         if rnd >= max_rounds:
             return Stage1Outcome(False, f"stage 1: Lean still rejects {len(found)} statement(s) "
                                         f"after {max_rounds} restate rounds: {listed}")

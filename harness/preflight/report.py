@@ -32,13 +32,15 @@ def enforce(checks: list[Check]) -> None:
             raise UsageError(f"preflight: {c.line()}")
 
 
-def roles_for(command: str, stage: str = "all") -> tuple[str, ...]:
-    """The LLM roles a command uses when an endpoint is configured. Stage 1 constructs, audits
-    and refines (refine runs with the construct role's settings); stage 2 proves and repairs."""
+def roles_for(command: str, stage: str = "all", *, source: bool = False) -> tuple[str, ...]:
+    """The LLM roles a command will use when an endpoint is configured. Stage 2 proves and
+    repairs; stage 1 constructs, audits and refines (refine runs with the construct role's
+    settings) when there is a source. Without one, stage 1 needs them only if Lean rejects a
+    statement — it then says which role has no model (harness.orchestrator.stage1)."""
     if command == "prove":
         return ("prove",)
     if command != "run":
         return ()
-    one = ("construct", "audit")
+    one = ("construct", "audit") if source else ()
     two = ("prove", "repair")
     return {"1": one, "2": two}.get(stage, one + two)

@@ -15,11 +15,12 @@ from harness.preflight.report import Check, enforce, roles_for
 
 def require_ready(command: str, workspace: Path, cfg: HarnessConfig | None, *,
                   lake: str | None, stage: str = "all", model: str | None = None,
-                  use_llm: bool = True, lean: bool = True) -> tuple[list[Check], Any]:
+                  use_llm: bool = True, lean: bool = True, source: bool = False
+                  ) -> tuple[list[Check], Any]:
     """All checks that passed or warned, and the Toolchain (None when no Lean was found: the
     command's own no-Lean behaviour applies). Raises UsageError on the first blocking problem."""
     checks: list[Check] = []
-    roles = roles_for(command, stage) if (use_llm and cfg is not None) else ()
+    roles = roles_for(command, stage, source=source) if (use_llm and cfg is not None) else ()
     if cfg is not None and roles:
         checks += llm_checks(cfg, roles, model=model, network=False)
         enforce(checks)

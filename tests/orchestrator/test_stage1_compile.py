@@ -212,3 +212,22 @@ def test_a_constructed_blueprint_lean_rejects_is_restated_not_dropped(tmp_path) 
     assert kinds.index("construct") < kinds.index("compile") < kinds.index("restated") \
         < kinds.index("audit") < kinds.index("locked")
     assert f.read_text() == GOOD
+
+
+def test_lean_errors_with_no_model_for_restate_are_listed_exit_1(tmp_path) -> None:
+    """No source, only the prove role has a model: the preflight lets the run start (stage 1
+    needs construct/audit only if Lean rejects a statement); then it stops naming the roles."""
+    f = workspace(tmp_path, BROKEN, "C.lean")
+    ws = f.parent.parent
+    with ScriptedLLM(lambda req: text("x")) as srv:
+        (ws / "harness.toml").write_text(f'[endpoint]\nbase_url = "{srv.base_url}"\n'
+                                         '[roles.prove]\nmodel = "p"\n'
+                                         '[roles.repair]\nmodel = "p"\n')
+        env = fake_env()
+        env.pop("HARNESS_MODEL", None)
+        env.pop("OPENAI_MODEL", None)
+        out = harness(["run", str(f), "--json"], ws, env)
+        assert srv.chat_requests == []
+    assert out.returncode == 1, out.stderr
+    stop = json.loads(out.stdout)["stop_reason"]
+    assert "no model for the construct, audit role(s)" in stop and "Blueprint/C.lean:7:" in stop

@@ -57,7 +57,8 @@ def test_model_order_and_roles() -> None:
     none = HarnessConfig().read_env({})
     [c] = model_checks(none, ("prove",))
     assert c.status == "missing" and c.blocking and "--model" in c.fix
-    assert roles_for("run", "1") == ("construct", "audit")
+    assert roles_for("run", "1", source=True) == ("construct", "audit")
+    assert roles_for("run", "1") == () and roles_for("run") == ("prove", "repair")
     assert roles_for("run", "2") == ("prove", "repair") and roles_for("lock") == ()
 
 
