@@ -6,7 +6,10 @@ contract.
   Otherwise the findings go back to the model (bounded by the role's rounds / re-prompts).
 * refine: the construct role (its settings and contract) with its own prompt (refine.md),
   given the current file and the audit's blocking findings.
-* audit: read-only; findings must name existing labels.
+* restate (stage 1's compile): the refine prompt, given Lean's errors; only the statements Lean
+  rejects may change, every other declaration stays byte-identical, no node appears or vanishes.
+* audit: read-only; findings must name existing labels. Without a source, each node's informal
+  statement is the reference; statements that stage 1 changed are shown before and after.
 * repair: a split may only insert new placeholder nodes before the node and change the node's
   body; every existing statement stays byte-identical (checked on the edited text). A blocker
   needs a reason.
@@ -111,7 +114,70 @@ def construct(source: str, *, client: LLMClient, cfg: HarnessConfig,
                     extract=extract_lean_or_json, validate=validate)
 
 
-def refine(text: str, source: str, findings: list[dict[str, Any]], *, client: LLMClient,
+NO_SOURCE = ("(no source file: each node's informal statement — its `statement :=` text — is "
+             "the reference for what it must say)")
+
+
+def reference(source: str | None) -> str:
+    return bounded_source(source) if source else NO_SOURCE
+
+
+def restate_problems(old: Blueprint, lean: str, allowed: set[str]) -> list[str]:
+    """The restate contract on a new text: the same declarations in the same order, and only
+    the ``allowed`` ones (the nodes Lean rejected) changed."""
+    problems = blueprint_problems(lean)
+    try:
+        new = parse_text(lean, old.path)
+    except HarnessError:
+        return problems  # blueprint_problems said why
+    if [d.key for d in new.decls] != [d.key for d in old.decls]:
+        gone = sorted({d.key for d in old.decls} - {d.key for d in new.decls})
+        added = sorted({d.key for d in new.decls} - {d.key for d in old.decls})
+        problems.append("the declarations must stay the same, in the same order"
+                        + (f"; missing: {', '.join(gone)}" if gone else "")
+                        + (f"; new: {', '.join(added)}" if added else ""))
+        return problems
+    for d, nd in zip(old.decls, new.decls):
+        if (d.label or d.key) in allowed or d.key in allowed:
+            continue
+        if old.text[d.span.start:d.span.end] != new.text[nd.span.start:nd.span.end]:
+            problems.append(f"{d.label or d.key} changed, but Lean reported no error in it: "
+                            "change only the statements Lean rejects")
+    return problems
+
+
+def restate(text: str, source: str | None, findings: list[dict[str, Any]], *,
+            client: LLMClient, cfg: HarnessConfig, model: str | None = None) -> RoleOutcome:
+    """Stage 1's compile repair: make the statements Lean rejects elaborate, with the same
+    mathematical meaning (refine's prompt and the construct role's settings)."""
+    bp = parse_text(text, "<blueprint>")
+    allowed = {f["node"] for f in findings if f.get("node")}
+    listed = "\n".join(
+        f"- {f.get('file')}:{f.get('line')}:{f.get('col')}: {f.get('node') or '(no node)'}: "
+        + " ".join(str(f.get("message", "")).split())[:600]
+        + (f"\n  Lean printed: {' '.join(str(f['expected']).split())[:600]}"
+           if f.get("expected") else "") for f in findings)
+    informal = "\n".join(
+        f"- {d.label}: {(d.blueprint.statement or '').strip() if d.blueprint else ''}"
+        for d in bp.nodes if d.label in allowed)
+    user = ("Lean rejects these statements of the blueprint (Lean errors). Change only the "
+            "statements named below, only so that they elaborate, with exactly the same "
+            "mathematical meaning; keep every other declaration byte-identical. Answer with "
+            "the whole corrected file.\n\n## Lean errors\n" + listed
+            + "\n\n## What the failing nodes must say (informal statements)\n"
+            + (informal or "(none given)")
+            + "\n\n## Current blueprint\n```lean\n" + text + "\n```\n\n## Source\n"
+            + reference(source))
+
+    def validate(out: BaseModel) -> list[str]:
+        assert isinstance(out, ConstructResult)
+        return restate_problems(bp, out.lean, allowed)
+
+    return run_role("construct", user, client=client, cfg=cfg, model=model,
+                    extract=extract_lean_or_json, validate=validate, system=load_prompt("refine"))
+
+
+def refine(text: str, source: str | None, findings: list[dict[str, Any]], *, client: LLMClient,
            cfg: HarnessConfig, model: str | None = None) -> RoleOutcome:
     """The construct role revising an existing blueprint to fix audit findings (same contract:
     the whole corrected file must parse and plan cleanly)."""
@@ -122,7 +188,7 @@ def refine(text: str, source: str, findings: list[dict[str, Any]], *, client: LL
     user = ("Revise this blueprint so that it states exactly what the source says. Fix exactly "
             "these audit findings, change nothing else, and answer with the whole corrected "
             "file.\n\n## Findings\n" + listed + "\n\n## Current blueprint\n```lean\n" + text
-            + "\n```\n\n## Source\n" + bounded_source(source))
+            + "\n```\n\n## Source\n" + reference(source))
 
     def validate(out: BaseModel) -> list[str]:
         assert isinstance(out, ConstructResult)
@@ -134,8 +200,16 @@ def refine(text: str, source: str, findings: list[dict[str, Any]], *, client: LL
 
 
 # --------------------------------------------------------------------------- audit
-def audit_input(bp: Blueprint, source: str) -> str:
-    parts = ["## Source (ground truth)\n" + bounded_source(source), "## Blueprint nodes"]
+def audit_input(bp: Blueprint, source: str | None,
+                changed: dict[str, str] | None = None) -> str:
+    parts = ["## Source (ground truth)\n" + reference(source)]
+    if changed:  # stage 1 changed these statements so that Lean accepts them: re-read each
+        parts.append("## Statements changed so that Lean accepts them — re-read each one: it "
+                     "must say exactly what it said before (and what its informal statement "
+                     "says); report any change of meaning as `drift` (major)\n" + "\n".join(
+                         f"### {label} (before)\n```lean\n{before}\n```"
+                         for label, before in changed.items()))
+    parts.append("## Blueprint nodes")
     for d in bp.nodes:
         informal = (d.blueprint.statement or "").strip() if d.blueprint else ""
         parts.append(f"### {d.key}\n```lean\n{statement_text(bp, d)}\n```\n"
@@ -146,8 +220,8 @@ def audit_input(bp: Blueprint, source: str) -> str:
     return "\n\n".join(parts)
 
 
-def audit(bp: Blueprint, source: str, *, client: LLMClient, cfg: HarnessConfig,
-          model: str | None = None) -> RoleOutcome:
+def audit(bp: Blueprint, source: str | None, *, client: LLMClient, cfg: HarnessConfig,
+          model: str | None = None, changed: dict[str, str] | None = None) -> RoleOutcome:
     labels = {d.label for d in bp.nodes}
 
     def validate(out: BaseModel) -> list[str]:
@@ -156,8 +230,8 @@ def audit(bp: Blueprint, source: str, *, client: LLMClient, cfg: HarnessConfig,
         return [f"finding names an unknown label {f.label!r} (labels: {known})"
                 for f in out.findings if f.label not in labels]
 
-    return run_role("audit", audit_input(bp, source), client=client, cfg=cfg, model=model,
-                    validate=validate)
+    return run_role("audit", audit_input(bp, source, changed), client=client, cfg=cfg,
+                    model=model, validate=validate)
 
 
 # --------------------------------------------------------------------------- repair

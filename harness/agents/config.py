@@ -2,7 +2,10 @@
 
 Only the *name* of the environment variable holding the API key is ever stored
 (``endpoint.api_key_env``); the key itself is read from the environment when a client is built.
-``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` override the file. Unknown top-level sections are ignored
+``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` override the file. A role's model is, in this order:
+``--model`` (``prove``, ``run``: every role) > ``roles.<role>.model`` > ``HARNESS_MODEL`` >
+``OPENAI_MODEL`` > ``endpoint.default_model`` (see :meth:`HarnessConfig.model_source`).
+Unknown top-level sections are ignored
 so other parts of the harness can add their own (the orchestrator's ``[run]`` is kept as a dict).
 
 Example::
@@ -41,12 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from harness.errors import InputError
 
 CONFIG_NAME = "harness.toml"
 ROLES = ("construct", "audit", "prove", "repair")
+MODEL_ENV = ("HARNESS_MODEL", "OPENAI_MODEL")  # default model for every role, over the file's
 
 # The LLM-free prover's default list, cheapest first. `exact?` last: slow, and its answer is a
 # suggestion that is re-checked as an ordinary body (see tactics.py).
@@ -119,12 +123,41 @@ class HarnessConfig(BaseModel):
     tactics: TacticsConfig = Field(default_factory=TacticsConfig)
     run: dict[str, Any] = Field(default_factory=dict)  # the orchestrator's section, passed through
     source: str | None = None  # where the config came from (not read from the file)
+    # never read from the file: `--model` on `run` (every role) and HARNESS_MODEL / OPENAI_MODEL
+    _override: str | None = PrivateAttr(default=None)
+    _env_model: tuple[str, str] | None = PrivateAttr(default=None)
 
     def role(self, name: str, model: str | None = None) -> RoleConfig:
         """The settings of one role, with the default model filled in (``model`` overrides)."""
         rc = self.roles.get(name, RoleConfig())  # type: ignore[call-overload]
-        chosen = model or rc.model or self.endpoint.default_model
-        return rc.model_copy(update={"model": chosen})
+        return rc.model_copy(update={"model": self.model_source(name, model)[0]})
+
+    def model_source(self, name: str, model: str | None = None) -> tuple[str | None, str]:
+        """(the model of role ``name``, where it came from) — for `doctor` and error lines."""
+        rc = self.roles.get(name, RoleConfig())  # type: ignore[call-overload]
+        for value, where in ((model, "--model"), (self._override, "--model"),
+                             (rc.model, f"roles.{name}.model"),
+                             (self._env_model[1] if self._env_model else None,
+                              self._env_model[0] if self._env_model else ""),
+                             (self.endpoint.default_model, "endpoint.default_model")):
+            if value:
+                return value, where
+        return None, "not set"
+
+    def with_model(self, model: str | None) -> HarnessConfig:
+        """A copy in which every role uses ``model`` (``run --model``); unchanged for None."""
+        if not model:
+            return self
+        out = self.model_copy(deep=True)
+        out._override, out._env_model = model, self._env_model
+        return out
+
+    def read_env(self, env: Mapping[str, str] | None = None) -> HarnessConfig:
+        """Take the default model from HARNESS_MODEL / OPENAI_MODEL (first set one wins)."""
+        env = os.environ if env is None else env
+        self._env_model = next(((k, env[k].strip()) for k in MODEL_ENV
+                                if env.get(k, "").strip()), None)
+        return self
 
 
 @dataclass(frozen=True)
@@ -161,7 +194,7 @@ def load_config(path: str | Path | None = None, workspace: Path | None = None) -
     elif workspace is not None and (workspace / CONFIG_NAME).is_file():
         p = workspace / CONFIG_NAME
     else:
-        return HarnessConfig()
+        return HarnessConfig().read_env()
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except UnicodeDecodeError as err:
@@ -171,7 +204,7 @@ def load_config(path: str | Path | None = None, workspace: Path | None = None) -
         line, col = (int(m.group(1)), int(m.group(2)) - 1) if m else (1, 0)
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
         raise InputError(p, line, max(col, 0), f"invalid TOML: {msg}") from None
-    return parse_config(data, p)
+    return parse_config(data, p).read_env()
 
 
 def parse_config(data: dict[str, Any], path: Path | None = None) -> HarnessConfig:

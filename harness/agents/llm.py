@@ -286,6 +286,32 @@ class LLMClient:
                                       f"({tries} tries: {self._detail(last)}); {CHECK_CONFIG}")
         raise LLMError(msg, status)
 
+    # ---- preflight: does the endpoint answer at all? (harness.preflight.endpoint)
+    def list_models(self) -> list[str] | None:
+        """The model ids ``GET /models`` lists (one request, no retries); None when the endpoint
+        has no such route (HTTP 404). A rejected key or a host that does not answer raises
+        EndpointConfigError; any other failure LLMError."""
+        try:
+            page = self._client.models.list()
+        except openai.NotFoundError:
+            return None
+        except openai.APIStatusError as err:
+            if err.status_code in (401, 403):
+                raise self._config_error(err) from None
+            raise LLMError(self._describe(err), err.status_code) from None
+        except (openai.APIConnectionError, openai.APITimeoutError) as err:
+            raise EndpointConfigError(f"LLM endpoint {self.host} cannot be reached "
+                                      f"({self._detail(self._describe(err))}); "
+                                      f"{CHECK_CONFIG}") from None
+        except (ValueError, openai.APIResponseValidationError) as err:
+            raise LLMError(f"malformed /models answer: {self.scrub(str(err))[:200]}") from None
+        return [str(getattr(m, "id", "")) for m in (getattr(page, "data", None) or [])]
+
+    def ping(self, model: str) -> ChatResponse:
+        """One minimal chat completion (one output token), charged like any other call."""
+        return self.chat([{"role": "user", "content": "Reply with the single word: ok"}],
+                         role=RoleConfig(model=model, max_tokens=1), role_name="preflight")
+
     # ---- helpers
     @property
     def host(self) -> str:

@@ -7,7 +7,8 @@ header fingerprint and the forbidden constructs already present (docs/trust.md).
 toolchain (`--lake`, HARNESS_LAKE, PATH, ~/.elan/bin) the file is compiled once and each
 declaration's elaborated type (`#check` with `pp.all`) is hashed into the lock too
 (`"elaborated": true`, per entry `type_hash`); if Lean fails on the file nothing is written
-(exit 3). Without Lean, or with `--static-only`, the lock says `"elaborated": false`.
+(exit 3). Without Lean, or with `--static-only`, the lock says `"elaborated": false`. A Lean that
+does not match `lean-toolchain`, or missing Mathlib / Architect oleans, is exit 2 (preflight).
 """
 
 from __future__ import annotations
@@ -51,8 +52,13 @@ def run(args: argparse.Namespace) -> int:
     if args.static_only:
         note = "--static-only: no elaborated-type hashes; statements are locked by their source"
     elif args.lake or os.environ.get("HARNESS_LAKE") or lean_available(None):
+        from harness.preflight.require import require_ready
+
         workspace = find_workspace(args.file)
-        tc = find_toolchain(workspace, args.lake)
+        # Lean as pinned in lean-toolchain, the dependencies' oleans: else exit 2, nothing written
+        _, tc = require_ready("lock", workspace, None, lake=args.lake)
+        if tc is None:
+            tc = find_toolchain(workspace, args.lake)
         for w in tc.warnings:
             err_console().print(f"warning: {escape(w)}")
         keys = [e.key for e in lock.entries if e.name]

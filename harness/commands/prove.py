@@ -8,8 +8,11 @@ whose body is already complete does nothing (exit 0). Concurrent ``--apply`` run
 serialise on a lock under WORKSPACE/.harness/locks/: the file is re-read under the lock and, if
 another run changed it meanwhile, the same candidate is re-applied to the new text and gated again.
 
+Before the attempt the preflight checks the prove role's model, Lean against lean-toolchain,
+the Mathlib / Architect oleans and (LLM) that the endpoint answers: a problem is exit 2.
+
 Exit codes: 0 proved (and applied, with ``--apply``), 1 not proved or rejected by the gate,
-2 usage/input error, 3 cannot certify (no Lean, Lean timeout/crash, unverified candidate).
+2 usage/input error (a preflight problem included), 3 cannot certify (no Lean, Lean timeout/crash, unverified candidate).
 """
 
 from __future__ import annotations
@@ -80,18 +83,19 @@ def run(args: argparse.Namespace) -> int:
     if args.model and not use_llm:
         raise UsageError("--model needs an LLM endpoint (set OPENAI_BASE_URL / OPENAI_API_KEY "
                          "or endpoint.base_url in harness.toml)")
-    if use_llm and not cfg.role("prove", args.model).model:
-        where = cfg.source or str(workspace / "harness.toml")
-        raise UsageError(f"no model for the prove role: set roles.prove.model or "
-                         f"endpoint.default_model in {where}, or pass --model (or --tactics)")
     method = "llm" if use_llm else "tactics"
     if args.apply and decl.status.is_complete:  # nothing to prove; the file stays untouched
         done = AttemptResult(label=label, method=method, status="already_proved",
                              reason="already proved: nothing to do (the body has no sorry)")
         return _report(args, done, ExitCode.OK, record=None, lean_missing="not needed")
+    from harness.preflight.require import require_ready
+
+    # before any work: a model for the prove role, Lean as pinned, its oleans, the endpoint
+    _, found = require_ready("prove", workspace, cfg, lake=args.lake, model=args.model,
+                             use_llm=use_llm)
     # a corrupt or foreign lock is an input error before any work (exit 2)
     lock = statement_lock(path, bp, args.lock) if args.apply else None
-    tc, lean_missing = _toolchain(workspace, args.lake)
+    tc, lean_missing = (found, None) if found is not None else _toolchain(workspace, args.lake)
     if args.apply and tc is None:
         msg = f"--apply: {lean_missing}; nothing can be certified, nothing written"
         if not args.json:

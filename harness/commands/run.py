@@ -4,7 +4,10 @@ Resumable: `run` on a file with an existing run continues it (also after kill -9
 `.harness/runs/<id>/result.json`. Exit codes: 0 every node proved, 1 open or blocked nodes remain,
 2 usage or input error, 3 cannot certify (no Lean: nothing was merged), 130 interrupted
 (143: SIGTERM).
-`--stage 1` exits 0 once the statements are locked, even with open nodes. With `--json`, stdout
+Before any work the preflight (harness/preflight) checks a model for every role, Lean against
+lean-toolchain, the Mathlib / Architect oleans and that the endpoint answers: a problem is exit 2
+with one line saying what to set. `--stage 1` exits 0 once the statements are locked, even with
+open nodes. With `--json`, stdout
 gets result.json whenever it was written (errors and interrupts too; the error line stays on
 stderr).
 """
@@ -35,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-window", type=float,
                    help="seconds an accepted proof may wait for its gate batch (default 2)")
     p.add_argument("--config", type=Path, help="config file (default: WORKSPACE/harness.toml)")
+    p.add_argument("--model", help="model for every LLM role (overrides the config, "
+                                   "HARNESS_MODEL and OPENAI_MODEL)")
     add_lake_arg(p)
     view = p.add_mutually_exclusive_group()
     view.add_argument("--live", dest="live", action="store_true", default=None,
@@ -64,15 +69,21 @@ def run(args: argparse.Namespace) -> int:
                                    "batch_window": args.batch_window})
     import sys
 
-    if file.is_file() and not _lean_found(args.lake):
+    from harness.preflight.require import require_ready
+
+    # before any work: a model for every role, Lean as pinned, the oleans, the endpoint answers
+    _, tc = require_ready("run", workspace, cfg.with_model(args.model), lake=args.lake,
+                          stage=settings.stage, model=args.model,
+                          source=args.source is not None or not file.exists())
+    if file.is_file() and tc is None:
         _plan_without_lean(file, workspace, quiet=args.json)
     view = PlainView(sys.stderr) if args.json else make_view(args.live)
     session = Session(file, settings, workspace=workspace, notify=view)
     session.source = args.source
-    if file.is_file() and _lean_found(args.lake):
+    if file.is_file() and tc is not None:
         session.adjust, note = _exact_adjust(file, workspace, args.lake)
         session.notes.append(note)
-    preflight, factory = real_services(args.lake, args.config)
+    preflight, factory = real_services(args.lake, args.config, model=args.model, toolchain=tc)
     try:
         result = session.run(factory, preflight)
     except (HarnessError, KeyboardInterrupt):
@@ -122,12 +133,6 @@ def _exact_adjust(file: Path, workspace: Path, lake: str | None):
             f"disagreed on {len(items)} node part(s)" + (": " + ", ".join(
                 f"{d.label} ({d.kind})" for d in items[:10]) if items else ""))
     return adjuster(exact, nodes, baseline=text.deps), note
-
-
-def _lean_found(lake: str | None) -> bool:
-    from harness.lean.toolchain import lean_available
-
-    return lean_available(lake)
 
 
 def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:

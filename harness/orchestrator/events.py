@@ -31,6 +31,8 @@ KINDS = frozenset({
     "locked", "dispatch", "attempt", "repair", "blocked", "gate", "merge_intent", "merged",
     "reconciled", "unmerged", "cost", "note",
     "certified", "reopened",  # the final certification (orchestrator/certify.py)
+    "compile", "restate", "restated",  # stage 1: Lean errors, their repair, changed statements
+    "breakage",  # stage 2: the record fails the gate outside a batch (and the repair step)
 })
 
 

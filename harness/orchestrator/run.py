@@ -84,6 +84,8 @@ class Services:
     # stage 2's final certification (harness.orchestrator.certify.Certifier); without one a
     # run never exits 0: a node is proved only when Lean's axiom report says so
     certifier: Any = None
+    diagnose: Callable[[str], Any] | None = None  # stage 1: a text's Lean errors (compile)
+    repair_record: Callable[[list[str]], tuple[bool, str]] | None = None  # stage 2: breakage
     notes: list[str] = field(default_factory=list)
 
 
@@ -210,7 +212,7 @@ class Session:
                 out1 = stage1(record=record, log=log, state=state, agents=services.stage1,
                               source=src, max_rounds=self.settings.max_rounds,
                               check=services.check or _no_check, lock=services.lock or _no_lock,
-                              notify=self.notify)
+                              notify=self.notify, diagnose=services.diagnose)
                 stop = out1.reason
                 if not out1.done:
                     code = ExitCode.FINDINGS
@@ -228,7 +230,8 @@ class Session:
                 try:
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
                                  executor=executor, gate=services.make_gate(), cfg=cfg,
-                                 notify=self.notify, certifier=services.certifier).run()
+                                 notify=self.notify, certifier=services.certifier,
+                                 repair_record=services.repair_record).run()
                 except KeyboardInterrupt:  # Stage2 killed the Lean runs; do not wait for more
                     procs.shield()
                     if not procs.abort(lambda: executor.running() > 0):

@@ -21,6 +21,7 @@ from harness.errors import CannotCertify, HarnessError, InputError, UsageError
 from harness.orchestrator.executor import AttemptJob, AttemptResult, Runner
 from harness.orchestrator.record import Gate, GateOutcome, Record
 from harness.orchestrator.run import RunSettings, Services, Session, no_lean
+from harness.orchestrator.breakage import make_record_repair
 from harness.orchestrator.stage1 import StepResult
 
 
@@ -218,24 +219,57 @@ class LLMStage1:
                           tokens=(usage.prompt_tokens + usage.completion_tokens) if usage else 0,
                           cost=usage.cost_usd if usage else 0.0, **kw)
 
+    def missing_models(self) -> list[str]:
+        """The stage-1 roles (construct: also refine/restate; audit) that have no model."""
+        return [r for r in ("construct", "audit") if not self.cfg.role(r).model]
+
     def construct(self, source: str) -> StepResult:
         from harness.agents.blueprinting import construct
 
         out = construct(source, client=self.client, cfg=self.cfg)
-        return self._step(out, text=out.output.lean if out.ok else None)
+        new = out.output.lean if out.ok else None
+        if new is not None and not new.endswith("\n"):
+            new += "\n"  # a fenced block loses the final newline; a Lean file ends with one
+        return self._step(out, text=new)
 
-    def audit(self, text: str, source: str) -> StepResult:
+    def audit(self, text: str, source: str | None,
+              changed: dict[str, str] | None = None) -> StepResult:
         from harness.agents.blueprinting import audit
 
-        out = audit(parse_text(text, "<blueprint>"), source, client=self.client, cfg=self.cfg)
+        out = audit(parse_text(text, "<blueprint>"), source, client=self.client, cfg=self.cfg,
+                    changed=changed)
         found = [f.model_dump() for f in out.output.findings] if out.ok else None
         return self._step(out, findings=found)
 
-    def refine(self, text: str, source: str, findings: list[dict[str, Any]]) -> StepResult:
+    def refine(self, text: str, source: str | None, findings: list[dict[str, Any]]
+               ) -> StepResult:
         from harness.agents.blueprinting import refine
 
         out = refine(text, source, findings, client=self.client, cfg=self.cfg)
         return self._step(out, text=out.output.lean if out.ok else None)
+
+    def restate(self, text: str, source: str | None, findings: list[dict[str, Any]]
+                ) -> StepResult:
+        from harness.agents.blueprinting import restate
+
+        out = restate(text, source, findings, client=self.client, cfg=self.cfg)
+        new = out.output.lean if out.ok else None
+        if new is not None and text.endswith("\n") and not new.endswith("\n"):
+            new += "\n"  # a fenced block loses the final newline; the file keeps it
+        return self._step(out, text=new)
+
+
+def make_diagnose(record: Record, tc: Any, timeout_s: float) -> Any:
+    """Stage 1's compile: the Lean errors of a text (harness.orchestrator.diagnose)."""
+    from harness.orchestrator.diagnose import diagnose_text
+
+    workspace = Path(record.repo.working_tree_dir or record.file.parent)
+
+    def diagnose(text: str) -> Any:
+        return diagnose_text(text, record.file, tc, workspace, timeout_s,
+                             display=str(record.rel))
+
+    return diagnose
 
 
 def make_check(record: Record, tc: Any, timeout_s: float) -> Any:
@@ -264,15 +298,18 @@ def make_check(record: Record, tc: Any, timeout_s: float) -> Any:
 
 
 # ---- the factory ---------------------------------------------------------------------------
-def real_services(lake: str | None, config: Path | None):
-    """(preflight, factory) for :meth:`Session.run`: Lean is looked for before anything else."""
+def real_services(lake: str | None, config: Path | None, *, model: str | None = None,
+                  toolchain: Any = None):
+    """(preflight, factory) for :meth:`Session.run`: Lean is looked for before anything else
+    (``toolchain``: already found by harness.preflight). ``model``: `run --model`."""
     found: dict[str, Any] = {}
 
     def preflight(session: Session) -> None:
-        found["tc"] = find_lean(session.workspace, lake or os.environ.get("HARNESS_LAKE"))
+        found["tc"] = toolchain if toolchain is not None else find_lean(
+            session.workspace, lake or os.environ.get("HARNESS_LAKE"))
 
     def factory(session: Session, record: Record) -> Services:
-        cfg = load_config(config, session.workspace)
+        cfg = load_config(config, session.workspace).with_model(model)
         tc = found["tc"]
         spent = session.state.cost
         left = None if session.settings.budget is None else max(0.0,
@@ -291,10 +328,14 @@ def real_services(lake: str | None, config: Path | None):
         from harness.orchestrator.certify import Certifier
 
         workspace = Path(record.repo.working_tree_dir or record.file.parent)
-        return Services(runner=runner, make_gate=make_gate_now,
+        agents = LLMStage1(client, cfg) if client is not None else None
+        check = make_check(record, tc, cfg.timeouts.lean_s)
+        diagnose = make_diagnose(record, tc, cfg.timeouts.lean_s)
+        return Services(runner=runner, make_gate=make_gate_now, stage1=agents,
                         certifier=Certifier(record.file, tc, workspace, cfg.timeouts.lean_s),
-                        stage1=LLMStage1(client, cfg) if client is not None else None,
-                        check=make_check(record, tc, cfg.timeouts.lean_s), lock=write_lock,
+                        check=check, lock=write_lock, diagnose=diagnose,
+                        repair_record=make_record_repair(session, record, agents, check,
+                                                         diagnose),
                         notes=list(getattr(tc, "warnings", ())))
 
     return preflight, factory

@@ -7,6 +7,7 @@ checked. The DAG is recomputed from the record after every merge.
 
 from __future__ import annotations
 
+import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -30,6 +31,21 @@ from harness.workspace import find_workspace
 
 OPEN_STATUSES = (BodyStatus.SORRY, BodyStatus.SORRY_USING, BodyStatus.ADMIT)
 MAX_FEEDBACK = 4
+# a gate failure line: "FILE:LINE:COL: [check] KEY: message" (harness.gate.verify.Failure)
+_FAILURE = re.compile(r":\d+:\d+: \[(\w+)\](?: (\S+):)? ")
+# (messages) -> (repaired, reason): the record was broken outside any batch (services.py)
+RepairRecord = Callable[[list[str]], tuple[bool, str]]
+
+
+def outside_batch(messages: list[str], nodes: set[str]) -> list[str]:
+    """The gate failures that are not about a candidate: a check other than scope whose
+    declaration is not in the batch (or that names none: an import, the environment)."""
+    out = []
+    for m in messages:
+        f = _FAILURE.search(m)
+        if f and f.group(1) != "scope" and (f.group(2) is None or f.group(2) not in nodes):
+            out.append(m)
+    return out
 
 
 def work_graph(a: Analysis) -> tuple[nx.DiGraph, list[str], list[str], dict[str, str]]:
@@ -108,8 +124,10 @@ Notify = Callable[[str, dict[str, Any]], None]
 class Stage2:
     def __init__(self, *, run_id: str, record: Record, log: EventLog, state: RunState,
                  executor: Executor, gate: Gate, cfg: Stage2Config, notify: Notify,
-                 certifier: Certifier | None = None) -> None:
+                 certifier: Certifier | None = None,
+                 repair_record: RepairRecord | None = None) -> None:
         self.run_id, self.record, self.log, self.state = run_id, record, log, state
+        self.repair_record = repair_record
         self.executor, self.gate, self.cfg, self.notify = executor, gate, cfg, notify
         self.pending: dict[str, Candidate] = {}  # node -> accepted candidate awaiting the gate
         self.feedback: dict[str, list[str]] = dict(state.feedback)
@@ -392,6 +410,10 @@ class Stage2:
             self.blocked.update(s.blocked())
             return Stage2Outcome(f"the gate cannot certify: {err.message}", dict(self.blocked),
                                  no_lean=True)
+        if not out.merged and out.rejected:
+            broken = self._broken_outside(cands, out.rejected)
+            if broken:
+                return self._breakage(batch_id, cands, broken, now)
         self.log.append("gate", batch=batch_id, certified=True, gate_calls=out.gate_calls,
                         merged=[c.aid for c in out.merged], rejected=out.rejected,
                         superseded=out.superseded, seconds=round(out.seconds, 4))
@@ -428,6 +450,49 @@ class Stage2:
                                 "open": len(s.nodes) - s.count(NodeState.DONE),
                                 "blocked": len(self.blocked), "commit": out.commit})
         return None
+
+
+    # ---- the record broke outside the batch ---------------------------------------------
+    def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
+                        ) -> list[str]:
+        """When every candidate was refused for something outside the batch, ask the gate
+        about the record's own text (one call): its failures, if it fails too."""
+        nodes = {c.node for c in cands}
+        if not all(outside_batch(m, nodes) for m in rejected.values()):
+            return []
+        base = self.record.head_text()
+        probe = self.gate(base, base, [], structural=False)
+        if probe.certified and not probe.passed:
+            return probe.messages or ["the record's own text fails the gate"]
+        return []
+
+    def _breakage(self, batch_id: str, cands: list[Candidate], messages: list[str],
+                  now: float) -> Stage2Outcome | None:
+        """Not the candidates' fault: none is charged, all stay accepted; the diagnostics go to
+        the repair step (stage 1's restate + audit + a new lock). Unrepaired: stop (exit 1)."""
+        s = self.sched
+        assert s is not None
+        self.log.append("gate", batch=batch_id, certified=True, merged=[], rejected={},
+                        broken=messages[:20])
+        self.notify("note", {"message": "the record fails the gate outside the batch: "
+                                        + "; ".join(messages[:3])})
+        s.gate_done([], {}, now)  # the batch waits (PENDING) instead of being rejected
+        ok, why = (self.repair_record(messages) if self.repair_record is not None
+                   else (False, "no repair step configured"))
+        self.log.append("breakage", batch=batch_id, messages=messages[:20], repaired=ok,
+                        reason=why, commit=self.record.head())
+        if ok:
+            relock = getattr(self.gate, "relock", None)
+            if relock is not None:
+                relock(self.record.head_text())
+                self.log.append("locked", commit=self.record.head(), reason="record repaired")
+            self._sync()
+            return None
+        self.blocked.update(s.blocked())
+        shown = "; ".join(messages[:3]) + (f" (+{len(messages) - 3} more)"
+                                           if len(messages) > 3 else "")
+        return Stage2Outcome(f"the record does not pass the gate outside the batch: {shown}; "
+                             f"not repaired ({why}); nothing was blocked", dict(self.blocked))
 
 
 def _candidate(ev: dict[str, Any]) -> Candidate:

@@ -29,6 +29,22 @@ USED_FN = "harnessUsedConstsOf"  # harness.lean.usedconsts: the used-constants q
 TRIVIAL_BODY = re.compile(r"^(by\s+)?(rfl|trivial|decide|sorry|admit|\d+)$")
 
 
+# Statements Lean rejects (README rule 8): a token in a declaration -> a real-format elaboration
+# error at it. Shapes: "Application type mismatch: The argument …" (Lean >= 4.22, as quoted in
+# public prompts/tests collected for lean-interfaces.md) and "failed to synthesize" with Lean's
+# diagnostics hint (as the heartbeat message above).
+ELAB_ERRORS = ("fake_elab_mismatch", "fake_elab_instance")
+
+
+def elab_error(tok: str, statement: str) -> str:
+    if tok == "fake_elab_mismatch":
+        return ("Application type mismatch: The argument\n  fake_elab_mismatch\nhas type\n  ℕ : "
+                f"Type\nbut is expected to have type\n  Prop : Type\nin the application\n  "
+                f"{statement}")
+    return ("failed to synthesize\n  HAdd ℕ ℝ ?m.12\n\nHint: Additional diagnostic information "
+            "may be available using the `set_option diagnostics true` command.")
+
+
 # ----------------------------------------------------------------------------- versions, logging
 
 def version() -> str:
@@ -284,6 +300,10 @@ class Judge:
                     "of heartbeats (200000) has been reached\n\nNote: Use `set_option maxHeartbeats "
                     "<num>` to set the limit.\n\nHint: Additional diagnostic information may be "
                     "available using the `set_option diagnostics true` command."))
+            elif tok in ELAB_ERRORS:
+                d.has_error = True
+                self.messages.append(Msg("error", pos, pos + len(tok),
+                                         elab_error(tok, self._statement(d))))
             elif tok == "native_decide":
                 d.native = True
             elif tok == "fake_hang":
@@ -306,6 +326,13 @@ class Judge:
         self.decls.append(d)
         if name:
             self.names[name] = d
+
+    @staticmethod
+    def _statement(d: Decl) -> str:
+        """The declared type (after the top-level `:`), whitespace collapsed."""
+        import _fakecheck  # imported lazily: it imports this module
+        _binders, typ, _body = _fakecheck.signature(d)
+        return typ or "?"
 
     def _check(self, start: int, chunk: str, ns: str) -> bool:
         import _fakecheck  # imported lazily: it imports this module

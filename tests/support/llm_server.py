@@ -31,7 +31,7 @@ Scripting API
 * When a list is exhausted the ``default`` reply is used; if there is none the server answers
   HTTP 500 ``{"error": {"message": "script exhausted"}}`` (so a test that over-calls fails loudly).
 * ``api_key``: when set, requests whose ``Authorization`` header is not ``Bearer <api_key>``
-  get HTTP 401 (like a real endpoint).
+  get HTTP 401 (like a real endpoint), ``GET /models`` included.
 * Attributes: ``base_url`` (``http://127.0.0.1:<port>/v1``), ``port``, ``requests``
   (list of :class:`RecordedRequest`, appended in arrival order, thread-safe; includes
   ``/models`` calls), ``chat_requests`` (only the chat-completion ones), ``remaining``
@@ -64,6 +64,14 @@ callable script that answers every request with the same tool call (an endless t
 lookup: ``headers["Authorization"]``), ``body`` (raw bytes as received), ``json`` (parsed dict
 or ``None``) and helpers ``messages`` / ``tools`` / ``model`` / ``last_message``.
 
+Minimal calls (the harness's preflight: one request with ``max_tokens`` or
+``max_completion_tokens`` = 1) are answered by ``probe`` (default ``text("ok")``; pass e.g.
+``probe=error(401)``) without consuming the script, and are recorded in ``probe_requests``
+(and ``requests``), not in ``chat_requests`` — so scripts describe only the real work.
+
+Stage-1 helpers: :func:`role_of` names the role a request is for (from its system prompt:
+construct / refine / audit / repair / prove), so a callable script can answer each role.
+
 Pytest: ``tests/agents/conftest.py`` has an ``llm`` fixture (``srv = llm([...], **kw)``, stopped
 after the test); copy it or start the server in a ``with`` block.
 """
@@ -79,8 +87,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 __all__ = [
-    "RecordedRequest", "Reply", "ScriptedLLM", "error", "loop_tool_call", "malformed", "slow",
-    "text", "tool_call", "tool_calls",
+    "RecordedRequest", "Reply", "ScriptedLLM", "error", "loop_tool_call", "malformed", "role_of",
+    "slow", "text", "tool_call", "tool_calls",
 ]
 
 
@@ -183,6 +191,23 @@ def loop_tool_call(tool: str, /, **arguments: Any) -> Callable[[RecordedRequest]
     return lambda _req: tool_call(tool, **arguments)
 
 
+def _is_probe(req: RecordedRequest) -> bool:
+    body = req.json or {}
+    return 1 in (body.get("max_tokens"), body.get("max_completion_tokens"))
+
+
+ROLE_PROMPTS = {  # the first words of each role's system prompt (harness/agents/prompts/*.md)
+    "construct": "You turn an informal", "refine": "You revise a Lean 4 blueprint",
+    "audit": "You are an adversarial reviewer", "repair": "You repair one blueprint node", "prove": "You are a Lean 4 + Mathlib proof"}
+
+
+def role_of(req: RecordedRequest) -> str:
+    """The role a chat request is for, from its system prompt ("other" when unknown)."""
+    msgs = req.messages
+    system = msgs[0].get("content") or "" if msgs and msgs[0].get("role") == "system" else ""
+    return next((r for r, start in ROLE_PROMPTS.items() if system.startswith(start)), "other")
+
+
 def _estimate(obj: Any) -> int:
     return max(1, len(json.dumps(obj, ensure_ascii=False)) // 4)
 
@@ -223,6 +248,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(b"")
+        owner = self.server.owner
+        if owner.api_key is not None and self.headers.get("Authorization") != \
+                f"Bearer {owner.api_key}":
+            self._err(401, "invalid api key")  # like a real endpoint: /models needs the key too
+            return
         if self.path.rstrip("/").endswith("/models"):
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "test"}
                     for m in self.server.owner.models]
@@ -293,7 +323,8 @@ class ScriptedLLM:
     """See the module docstring."""
 
     def __init__(self, script: Script | None = None, *, models: list[str] | None = None,
-                 default: Reply | None = None, api_key: str | None = None) -> None:
+                 default: Reply | None = None, api_key: str | None = None,
+                 probe: Reply | None = None) -> None:
         self._lock = threading.Lock()
         self._fn: Callable[[RecordedRequest], Reply] | None = None
         self._queue: list[Reply | Callable[[RecordedRequest], Reply]] = []
@@ -304,6 +335,7 @@ class ScriptedLLM:
         self.models = models or ["test-model"]
         self.default = default
         self.api_key = api_key
+        self.probe = probe or Reply(content="ok", finish_reason="length", usage=(12, 1))
         self.requests: list[RecordedRequest] = []
         self._counter = 0
         self._stopping = threading.Event()
@@ -322,9 +354,17 @@ class ScriptedLLM:
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:
-        """Only the chat-completion requests (not ``/models``)."""
+        """Only the chat-completion requests (not ``/models``, not the minimal probe calls)."""
         with self._lock:
-            return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")]
+            return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")
+                    and not _is_probe(r)]
+
+    @property
+    def probe_requests(self) -> list[RecordedRequest]:
+        """The minimal (1-token) chat calls of a preflight."""
+        with self._lock:
+            return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")
+                    and _is_probe(r)]
 
     def _append(self, req: RecordedRequest) -> None:
         with self._lock:
@@ -336,6 +376,8 @@ class ScriptedLLM:
             return self._counter
 
     def _next(self, req: RecordedRequest) -> Reply | None:
+        if _is_probe(req):
+            return self.probe
         if self._fn is not None:
             return self._fn(req)
         with self._lock:

@@ -1,0 +1,49 @@
+"""Stage 2's repair step for a record that fails the gate outside any batch (see
+Stage2._breakage): stage 1's restate with the diagnostics, then the fidelity audit of the
+statements it changed. The caller (stage 2) re-locks the repaired record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.orchestrator.record import Record
+from harness.orchestrator.stage1 import (BLOCKING, changed_statements, compile_until_clean,
+                                         source_text)
+
+
+def make_record_repair(session: Any, record: Record, agents: Any, check: Any,
+                       diagnose: Any) -> Any:
+    """Stage 2's repair step for a record that fails outside any batch (an upstream statement
+    Lean now rejects): stage 1's restate with the diagnostics, then the fidelity audit of the
+    changed statements; the caller re-locks. Anything else (an import, the environment, no
+    endpoint) is reported, not repaired."""
+
+    def repair(messages: list[str]) -> tuple[bool, str]:
+        if agents is None:
+            return False, "no LLM endpoint to repair it"
+        if not any("[lean]" in m for m in messages):
+            return False, "not a Lean error in this file (an import or the environment changed)"
+        log = session.log
+        assert log is not None
+        seen = set(changed_statements(log.events))
+        src = source_text(None, session.dir / "source.txt")
+        out = compile_until_clean(record=record, log=log, agents=agents, source=src,
+                                  max_rounds=session.settings.max_rounds, check=check,
+                                  diagnose=diagnose, notify=session.notify)
+        if out is not None:
+            return False, out.reason
+        changed = {k: v for k, v in changed_statements(log.events).items() if k not in seen}
+        if not changed:
+            return False, "Lean accepts the record's text: the failure is elsewhere"
+        res = agents.audit(record.head_text(), src, changed)
+        blocking = [f for f in (res.findings or []) if f.get("severity") in BLOCKING]
+        log.append("audit", round=0, ok=res.ok, findings=res.findings or [],
+                   blocking=len(blocking), reason=res.reason, tokens=res.tokens, cost=res.cost,
+                   changed=sorted(changed))
+        if not res.ok or blocking:
+            return False, ("the audit of the restated statements failed: "
+                           + (res.reason if not res.ok else "; ".join(
+                               f"{f.get('label')}: {f.get('explanation')}" for f in blocking)))
+        return True, "restated " + ", ".join(sorted(changed)) + " (audited)"
+
+    return repair
