@@ -1,0 +1,202 @@
+"""Reading the index: ranked search, name lookup, "does this constant exist", "did you mean".
+
+:func:`open_index` builds the index on first need and rebuilds a corrupt one; a reader holds its
+own read-only connection, so a rebuild swapping in a new file never disturbs it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from harness.library.model import Hit
+from harness.library.names import name_tokens
+from harness.library.rank import (CANDIDATES, Query, QueryContext, fts_expr, parse_query,
+                                  rerank)
+from harness.library.store import CorruptIndex, Progress, build_index, check_index, index_path
+
+_COLS = ("id, name, kind, package, module, rel, line, signature, doc, attrs, private, protected, "
+         "origin, exact, consts, namespace")
+_KEYS = [c.strip() for c in _COLS.split(",")]
+
+
+def _row(r: tuple) -> dict:
+    return dict(zip(_KEYS, r))
+
+
+def to_hit(d: dict, score: float = 0.0) -> Hit:
+    return Hit(name=d["name"], kind=d["kind"], package=d["package"], module=d["module"],
+               file=d["rel"], line=d["line"], signature=d["signature"] or "", doc=d["doc"] or "",
+               attrs=json.loads(d["attrs"]) if d["attrs"] else [], private=bool(d["private"]),
+               protected=bool(d["protected"]), origin=d["origin"], exact=bool(d["exact"]),
+               consts=d["consts"].split() if d["consts"] else [], namespace=d["namespace"] or "",
+               score=round(score, 4))
+
+
+class LibraryIndex:
+    """A read-only view of one index file (thread-safe: one connection, one lock)."""
+
+    def __init__(self, con: sqlite3.Connection, path: Path) -> None:
+        self.con, self.path = con, path
+        self._lock = threading.Lock()
+        self.n_docs = self._one("SELECT count(*) FROM decls") or 1
+        self._df: dict[str, int] = {}
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _one(self, sql: str, args: tuple = ()) -> object:
+        with self._lock:
+            r = self.con.execute(sql, args).fetchone()
+        return r[0] if r else None
+
+    def _all(self, sql: str, args: tuple | list = ()) -> list[tuple]:
+        with self._lock:
+            return self.con.execute(sql, args).fetchall()
+
+    # ---- ranked search
+    def baseline(self, text: str, k: int = 10, kind: str | None = None,
+                 exclude: frozenset[str] = frozenset()) -> list[Hit]:
+        """Plain BM25 over name tokens, signature and docstring (the benchmark's baseline)."""
+        q = parse_query(text)
+        rows = self._fts(q.words, k + len(exclude), kind, weights=(1.0, 1.0, 1.0))
+        return [to_hit(r, -r["bm25"]) for r in rows if r["name"] not in exclude][:k]
+
+    def search(self, text: str, k: int = 10, kind: str | None = None,
+               ctx: QueryContext | None = None) -> list[Hit]:
+        q = parse_query(text, ctx)
+        cands = self._fts(q.words, CANDIDATES, kind, weights=(3.0, 1.0, 0.7))
+        seen = {c["id"] for c in cands}
+        named = set()
+        for ident in q.idents:
+            for r in self.resolve(ident, q.ctx.namespace, q.ctx.opens, kind=kind):
+                named.add(r["name"])
+                if r["id"] not in seen:
+                    seen.add(r["id"])
+                    cands.append(r | {"bm25": None})
+        cands = [c for c in cands if c["name"] not in q.ctx.exclude and not (
+            c["private"] and c["module"] != q.ctx.module)]
+        if not cands:
+            return []
+        scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
+                        named)
+        return [to_hit(c, s) for s, c in scored[:k]]
+
+    def _fts(self, words: list[str], limit: int, kind: str | None,
+             weights: tuple[float, float, float]) -> list[dict]:
+        if not words:
+            return []
+        sql = (f"SELECT {', '.join('d.' + c for c in _KEYS)}, bm25(fts, ?, ?, ?) AS s "
+               "FROM fts JOIN decls d ON d.id = fts.rowid WHERE fts MATCH ?")
+        args: list = [*weights, fts_expr(words)]
+        if kind:
+            sql += " AND d.kind = ?"
+            args.append(kind)
+        sql += " ORDER BY s LIMIT ?"
+        args.append(limit)
+        return [dict(zip([*_KEYS, "bm25"], r)) for r in self._all(sql, args)]
+
+    def _word_df(self, words: list[str]) -> dict[str, int]:
+        missing = [w for w in words if w not in self._df]
+        if missing:
+            q = ",".join("?" * len(missing))
+            got = dict(self._all(f"SELECT term, doc FROM fts_vocab WHERE term IN ({q})", missing))
+            for w in missing:
+                self._df[w] = int(got.get(w, 0))
+        return {w: self._df[w] for w in words}
+
+    def _const_df(self, idents: list[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for i in idents:
+            toks = list(name_tokens(i))
+            dfs = self._word_df(toks)
+            for key in (i, i.rsplit(".", 1)[-1]):
+                out[key] = min((dfs[t] for t in name_tokens(key)), default=1) or 1
+        return out
+
+    # ---- names
+    def by_name(self, name: str) -> list[dict]:
+        return [_row(r) for r in self._all(f"SELECT {_COLS} FROM decls WHERE name = ?",
+                                           (name,))]
+
+    def resolve(self, ident: str, namespace: str = "", opens: tuple[str, ...] = (),
+                kind: str | None = None) -> list[dict]:
+        """Declarations ``ident`` can denote from ``namespace`` with ``opens``, as Lean resolves
+        it: the enclosing namespaces innermost first, then the root, then opened namespaces
+        (where a `protected` declaration is not found by its last component alone)."""
+        ident = ident.removeprefix("@")
+        if ident.startswith("_root_."):
+            cands = [ident.removeprefix("_root_.")]
+        else:
+            parts = namespace.split(".") if namespace else []
+            cands = [".".join([*parts[:i], ident]) for i in range(len(parts), 0, -1)]
+            cands.append(ident)
+        rows: list[dict] = []
+        for c in cands:
+            rows = self.by_name(c)
+            if rows:
+                break
+        if not rows:
+            for o in opens:
+                got = self.by_name(f"{o}.{ident}")
+                rows.extend(r for r in got if not (r["protected"] and "." not in ident))
+        if kind:
+            rows = [r for r in rows if r["kind"] == kind]
+        return rows
+
+    def exists(self, ident: str, namespace: str = "", opens: tuple[str, ...] = ()) -> bool:
+        if self.resolve(ident, namespace, opens):
+            return True
+        # `h.trans`-style generalized field notation: the head is a local, not a constant
+        return False
+
+    def lookup(self, name: str, k: int = 5) -> list[Hit]:
+        """Exact name first, then declarations whose name ends with `.name`."""
+        rows = self.by_name(name)
+        if not rows:
+            short = name.rsplit(".", 1)[-1]
+            rows = [r for r in (_row(x) for x in self._all(
+                f"SELECT {_COLS} FROM decls WHERE short = ? LIMIT 200", (short,)))
+                if r["name"].endswith("." + name) or r["name"] == name]
+        rows.sort(key=lambda r: (r["name"] != name, len(r["name"]), r["name"]))
+        return [to_hit(r, 1.0) for r in rows[:k]]
+
+    def suggest(self, name: str, k: int = 3) -> list[str]:
+        """Close existing names for a name that does not exist (for "did you mean")."""
+        short = name.rsplit(".", 1)[-1]
+        pool: set[str] = set()
+        for variant in {short, short.rstrip("'"), short.rstrip("'") + "'"}:
+            pool.update(r[0] for r in self._all(
+                "SELECT name FROM decls WHERE short = ? LIMIT 50", (variant,)))
+        toks = list(name_tokens(name))
+        if toks:
+            pool.update(r[0] for r in self._all(
+                "SELECT d.name FROM fts JOIN decls d ON d.id = fts.rowid WHERE fts MATCH ? "
+                "ORDER BY bm25(fts, 5.0, 0.0, 0.0) LIMIT 60",
+                ("name_tok : (" + fts_expr(toks) + ")",)))
+        pool.discard(name)
+        return difflib.get_close_matches(name, sorted(pool), n=k, cutoff=0.6)
+
+    def stats(self) -> dict:
+        return {"path": str(self.path), "decls": self.n_docs,
+                "packages": [dict(zip(("name", "rev"), r))
+                             for r in self._all("SELECT name, rev FROM packages ORDER BY name")]}
+
+
+def open_index(workspace: Path, *, build: bool = True,
+               progress: Progress | None = None) -> LibraryIndex:
+    """The workspace's index, built (or rebuilt, when corrupt) on first need."""
+    path = index_path(workspace)
+    try:
+        return LibraryIndex(check_index(path), path)
+    except CorruptIndex:
+        if not build:
+            raise
+    build_index(workspace, progress=progress)
+    return LibraryIndex(check_index(path), path)
+
+
+__all__ = ["LibraryIndex", "Query", "QueryContext", "open_index", "to_hit"]
