@@ -65,8 +65,8 @@ def text_tokens(text: str) -> list[str]:
 
 def identifiers(text: str) -> list[str]:
     """Identifiers (dotted names) in a masked code text, keywords removed, in order."""
-    return [m.group(0).replace("«", "").replace("»", "") for m in IDENT.finditer(text)
-            if m.group(0) not in KEYWORDS]
+    out = [m for m in IDENT.findall(text) if m not in KEYWORDS]
+    return [m.replace("«", "").replace("»", "") for m in out] if "«" in text else out
 
 
 def last(name: str) -> str:

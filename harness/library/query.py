@@ -16,7 +16,8 @@ from harness.library.model import Hit
 from harness.library.names import name_tokens
 from harness.library.rank import (CANDIDATES, Query, QueryContext, fts_expr, parse_query,
                                   rerank)
-from harness.library.store import CorruptIndex, Progress, build_index, check_index, index_path
+from harness.library.store import (CorruptIndex, Progress, build_index, check_index, index_path,
+                                   verify_checksum)
 
 _COLS = ("id, name, kind, package, module, rel, line, signature, doc, attrs, private, protected, "
          "origin, exact, consts, namespace")
@@ -43,6 +44,9 @@ class LibraryIndex:
         self.con, self.path = con, path
         self._lock = threading.Lock()
         self.n_docs = self._one("SELECT count(*) FROM decls") or 1
+        pk = {r[0] for r in self._all("SELECT name FROM packages")}
+        # Lean's core library is indexed: a constant found nowhere really is unknown
+        self.has_core = "lean4" in pk
         self._df: dict[str, int] = {}
 
     def close(self) -> None:
@@ -77,25 +81,35 @@ class LibraryIndex:
                 if r["id"] not in seen:
                     seen.add(r["id"])
                     cands.append(r | {"bm25": None})
-        cands = [c for c in cands if c["name"] not in q.ctx.exclude and not (
-            c["private"] and c["module"] != q.ctx.module)]
+        cands = [c for c in cands if self._accessible(c, q.ctx)]
         if not cands:
             return []
         scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
                         named)
         return [to_hit(c, s) for s, c in scored[:k]]
 
+    @staticmethod
+    def _accessible(c: dict, ctx: QueryContext) -> bool:
+        if c["name"] in ctx.exclude:
+            return False
+        if c["module"] != ctx.module:
+            return not c["private"]  # a private name is usable only in its own module
+        return ctx.line is None or c["line"] < ctx.line
+
     def _fts(self, words: list[str], limit: int, kind: str | None,
              weights: tuple[float, float, float]) -> list[dict]:
         if not words:
             return []
-        sql = (f"SELECT {', '.join('d.' + c for c in _KEYS)}, bm25(fts, ?, ?, ?) AS s "
-               "FROM fts JOIN decls d ON d.id = fts.rowid WHERE fts MATCH ?")
-        args: list = [*weights, fts_expr(words)]
+        # rank inside FTS5 first (its top-k path), then join the few rows kept
+        inner = ("SELECT rowid AS rid, bm25(fts, ?, ?, ?) AS s FROM fts WHERE fts MATCH ? "
+                 "ORDER BY s LIMIT ?")
+        args: list = [*weights, fts_expr(words), limit * (4 if kind else 1)]
+        sql = (f"SELECT {', '.join('d.' + c for c in _KEYS)}, t.s FROM ({inner}) t "
+               "JOIN decls d ON d.id = t.rid")
         if kind:
-            sql += " AND d.kind = ?"
+            sql += " WHERE d.kind = ?"
             args.append(kind)
-        sql += " ORDER BY s LIMIT ?"
+        sql += " ORDER BY t.s LIMIT ?"
         args.append(limit)
         return [dict(zip([*_KEYS, "bm25"], r)) for r in self._all(sql, args)]
 
@@ -178,7 +192,10 @@ class LibraryIndex:
                 "ORDER BY bm25(fts, 5.0, 0.0, 0.0) LIMIT 60",
                 ("name_tok : (" + fts_expr(toks) + ")",)))
         pool.discard(name)
-        return difflib.get_close_matches(name, sorted(pool), n=k, cutoff=0.6)
+        private = {r[0] for r in self._all(
+            f"SELECT name FROM decls WHERE private = 1 AND name IN ({','.join('?' * len(pool))})",
+            sorted(pool))} if pool else set()
+        return difflib.get_close_matches(name, sorted(pool - private), n=k, cutoff=0.75)
 
     def stats(self) -> dict:
         return {"path": str(self.path), "decls": self.n_docs,
@@ -191,7 +208,11 @@ def open_index(workspace: Path, *, build: bool = True,
     """The workspace's index, built (or rebuilt, when corrupt) on first need."""
     path = index_path(workspace)
     try:
-        return LibraryIndex(check_index(path), path)
+        con = check_index(path)
+        if not verify_checksum(path):
+            con.close()
+            raise CorruptIndex("its checksum does not match the last build")
+        return LibraryIndex(con, path)
     except CorruptIndex:
         if not build:
             raise

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from harness.library.names import STOPWORDS, identifiers, last, name_tokens, text_tokens
 
-CANDIDATES = 300
+CANDIDATES = 120
 W_BM25, W_NAME, W_CONST, W_NS, W_MODULE, W_NAMED = 1.0, 1.2, 1.6, 0.6, 0.8, 1.5
 
 
@@ -29,6 +29,8 @@ class QueryContext:
     opens: tuple[str, ...] = ()
     module: str = ""
     exclude: frozenset[str] = frozenset()  # names never returned (the theorem itself)
+    line: int | None = None  # the query's line in ``module``: later declarations there are not
+    # accessible yet (Lean elaborates a file top to bottom), so they are never premises
 
 
 @dataclass
@@ -39,11 +41,20 @@ class Query:
     ctx: QueryContext = field(default_factory=QueryContext)
 
 
+_BINDERS = re.compile(r"[({\[⦃]\s*((?:[^\W\d][\w'!?₀-₉]*\s+)*[^\W\d][\w'!?₀-₉]*)\s*:")
+MAX_WORDS = 24
+
+
 def parse_query(text: str, ctx: QueryContext | None = None) -> Query:
-    words = [w for w in dict.fromkeys(text_tokens(text)) if w not in STOPWORDS and len(w) > 0]
+    """Search words (stopwords, one-letter tokens, numbers and bound variable names dropped)
+    and the identifiers the query names. Both rankers get the same words."""
+    bound = {b for g in _BINDERS.findall(text) for b in g.split()}
     idents = [i for i in dict.fromkeys(identifiers(re.sub(r"[^\w.'\s]", " ", text)))
-              if len(i) > 1]
-    return Query(text, words, idents, ctx or QueryContext())
+              if len(i) > 1 and i not in bound]
+    words = [w for w in dict.fromkeys(text_tokens(" ".join(
+        t for t in re.split(r"\s+", text) if t not in bound)))
+        if w not in STOPWORDS and len(w) > 1 and not w.isdigit()]
+    return Query(text, words[:MAX_WORDS], idents, ctx or QueryContext())
 
 
 def fts_expr(words: list[str]) -> str:
@@ -98,20 +109,21 @@ def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[
     """Score candidates (rows with name, namespace, module, consts, bm25) for query ``q``."""
     qwords = set(q.words)
     qconsts = const_keys(q.idents)
+    w_idf = {t: idf(word_df.get(t, 1), n_docs) for t in qwords}
+    c_idf = {k: idf(const_df.get(k, 1), n_docs) for k in qconsts}
     best_bm25 = max((-c["bm25"] for c in cands if c.get("bm25") is not None), default=1.0) or 1.0
     scored: list[tuple[float, dict]] = []
     for c in cands:
         ntoks = set(name_tokens(c["name"]))
-        name_w = sum(idf(word_df.get(t, 1), n_docs) for t in ntoks & qwords)
-        name_all = sum(idf(word_df.get(t, 1), n_docs) for t in ntoks) or 1.0
-        ckeys = const_keys(c["consts"].split()) if c["consts"] else set()
-        shared = ckeys & qconsts
-        const_w = sum(idf(const_df.get(k, 1), n_docs) for k in shared)
+        name_w = sum(w_idf[t] for t in ntoks & qwords)
+        name_all = name_w + 2.0 * len(ntoks - qwords) or 1.0  # unmatched name words dilute
+        shared = const_keys(c["consts"].split()) & qconsts if c["consts"] else set()
+        const_w = sum(c_idf[k] for k in shared)
         bm = -c["bm25"] / best_bm25 if c.get("bm25") is not None else 0.0
         s = (W_BM25 * bm + W_NAME * name_w / name_all + W_CONST * min(1.0, const_w / 12.0)
              + W_NS * namespace_score(c["namespace"], q.ctx)
              + W_MODULE * module_score(c["module"], q.ctx)
-             + (W_NAMED if c["name"] in named else 0.0))
+             + (W_NAMED if c["name"] in named and len(q.words) <= 4 else 0.0))
         scored.append((s, c))
     scored.sort(key=lambda t: (-t[0], t[1]["name"]))
     return scored

@@ -49,8 +49,11 @@ def lean_files(root: Path, workspace: Path) -> list[SourceFile]:
             except OSError:
                 continue
             mod = p.relative_to(root).with_suffix("").as_posix().replace("/", ".")
-            out.append(SourceFile(p, p.relative_to(workspace).as_posix(), mod, st.st_size,
-                                  st.st_mtime_ns))
+            try:
+                rel = p.relative_to(workspace).as_posix()
+            except ValueError:  # Lean's own sources live in the toolchain, outside
+                rel = p.as_posix()
+            out.append(SourceFile(p, rel, mod, st.st_size, st.st_mtime_ns))
     return out
 
 
@@ -91,10 +94,31 @@ def fingerprint(files: list[SourceFile]) -> str:
     return "files:" + h.hexdigest()[:16]
 
 
+CORE = "lean4"
+
+
+def core_sources(workspace: Path) -> tuple[Path, str] | None:
+    """Lean's own library sources (`Init`, `Std`, `Lean`) in the elan toolchain the workspace's
+    `lean-toolchain` names (elan stores `leanprover/lean4:v4.x` as `leanprover--lean4---v4.x`)."""
+    try:
+        tc = (workspace / "lean-toolchain").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not tc:
+        return None
+    elan = Path(os.environ.get("ELAN_HOME") or Path.home() / ".elan")
+    src = elan / "toolchains" / tc.replace("/", "--").replace(":", "---") / "src" / "lean"
+    return (src, tc) if src.is_dir() else None
+
+
 def discover(workspace: Path) -> list[Package]:
-    """The workspace package first, then `.lake/packages/*` in name order."""
+    """The workspace package first, then Lean's core library (when the toolchain is installed),
+    then `.lake/packages/*` in name order."""
     revs = _manifest_revs(workspace)
     pkgs = [Package(WORKSPACE, workspace, "", False)]
+    core = core_sources(workspace)
+    if core is not None:
+        pkgs.append(Package(CORE, core[0], core[1], True))
     pdir = workspace / ".lake" / "packages"
     if pdir.is_dir():
         for d in sorted(pdir.iterdir()):

@@ -31,6 +31,7 @@ from harness.workspace import harness_dir
 SCHEMA_VERSION = "1"
 INDEX_FILE = "library.sqlite"
 BATCH = 2_000
+CORPUS = "corpus"
 POOL_MIN_FILES = 64  # below this, scanning in-process is faster than starting workers
 
 SCHEMA = """
@@ -65,6 +66,28 @@ def index_path(workspace: Path) -> Path:
     return harness_dir(workspace) / "index" / INDEX_FILE
 
 
+def _digest(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha1()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return f"{path.stat().st_size} {h.hexdigest()}"
+
+
+def _sum_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sum")
+
+
+def verify_checksum(path: Path) -> bool:
+    """The file is byte for byte what the last build wrote (a build reuses only such a file)."""
+    try:
+        return _sum_path(path).read_text().strip() == _digest(path)
+    except OSError:
+        return False
+
+
 def check_index(path: Path, *, deep: bool = False) -> sqlite3.Connection:
     """A read-only connection to a complete index, or CorruptIndex saying why not."""
     try:
@@ -92,33 +115,37 @@ def check_index(path: Path, *, deep: bool = False) -> sqlite3.Connection:
     return con
 
 
-def _rows(f: SourceFile, file_id: int, package: str, decls: list[Scanned]) -> Iterator[tuple]:
-    for d in decls:
-        yield (file_id, package, d.name, d.name.rsplit(".", 1)[-1], d.kind, f.module, f.rel,
+def _rows(f: SourceFile, package: str, decls: list[Scanned]) -> list[tuple]:
+    return [(package, d.name, d.name.rsplit(".", 1)[-1], d.kind, f.module, f.rel,
                d.line, d.signature, d.doc, json.dumps(d.attrs) if d.attrs else "",
                int(d.private), int(d.protected), d.origin, 0, " ".join(d.consts), d.namespace,
-               " ".join(name_tokens(d.name)), " ".join(text_tokens(d.signature)))
+               " ".join(name_tokens(d.name)), " ".join(text_tokens(d.signature))) for d in decls]
 
 
-def _scan_one(f: SourceFile) -> tuple[SourceFile, list[Scanned], str]:
+def _scan_one(job: tuple[SourceFile, str]) -> tuple[SourceFile, list[tuple], str]:
+    """One file -> its rows (without the file id), in a worker process."""
+    f, package = job
     try:
         text = f.path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         return f, [], f"{f.rel}:1:0: cannot read: {why}"
     decls, problem = scan_file_text(text.removeprefix("\ufeff"), f.rel)
-    return f, decls, problem
+    return f, _rows(f, package, decls), problem
 
 
-def _scan_all(files: list[SourceFile], workers: int | None) -> Iterator[tuple]:
+def _scan_all(files: list[SourceFile], package: str, workers: int | None) -> Iterator[tuple]:
+    jobs = [(f, package) for f in files]
     if len(files) < POOL_MIN_FILES or workers == 1:
-        yield from map(_scan_one, files)
+        yield from map(_scan_one, jobs)
         return
     import multiprocessing as mp
 
     n = workers or min(4, os.cpu_count() or 1)
-    with mp.get_context("spawn").Pool(n) as pool:  # spawn: safe beside threads
-        yield from pool.imap(_scan_one, files, chunksize=16)
+    # fork: workers only scan text (no locks, no I/O beyond reading their file)
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    with ctx.Pool(n) as pool:
+        yield from pool.imap(_scan_one, jobs, chunksize=16)
 
 
 def _new_db(path: Path) -> sqlite3.Connection:
@@ -148,12 +175,13 @@ class _Builder:
     def add_files(self, pkg: str, files: list[SourceFile]) -> int:
         c, batch, done = self.con, [], 0
         first_id = (c.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
-        for f, decls, problem in _scan_all(files, self.workers):
+        for f, rows, problem in _scan_all(files, pkg, self.workers):
             if problem:
                 self.report.problems.append(problem)
             cur = c.execute("INSERT INTO files(package, rel, module, size, mtime_ns) "
                             "VALUES (?,?,?,?,?)", (pkg, f.rel, f.module, f.size, f.mtime_ns))
-            batch.extend(_rows(f, cur.lastrowid, pkg, decls))
+            fid = (cur.lastrowid,)
+            batch.extend(fid + r for r in rows)
             done += 1
             if len(batch) >= BATCH:
                 self._flush(batch)
@@ -171,16 +199,17 @@ class _Builder:
         if batch:
             self.con.executemany(f"INSERT INTO decls({DECL_COLS}) VALUES "
                                  f"({','.join('?' * 19)})", batch)
-            self.report.decls += 0  # counted at the end
 
 
 def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | None = None,
-                workers: int | None = None) -> BuildReport:
-    """Build or refresh the workspace's index; returns what was done (see module docstring)."""
+                workers: int | None = None, path: Path | None = None,
+                corpus: bool = False) -> BuildReport:
+    """Build or refresh the workspace's index; returns what was done (see module docstring).
+    ``corpus``: index ``workspace`` as one plain Lean tree (benchmarks), at ``path``."""
     if not workspace.is_dir():
         raise UsageError(f"{workspace}: no such workspace directory")
     t0 = time.perf_counter()
-    path = index_path(workspace)
+    path = path or index_path(workspace)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -191,7 +220,10 @@ def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | 
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time; readers never wait
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            _build(workspace, path, tmp, rebuild, report, progress, workers)
+            _build(workspace, path, tmp, rebuild, report, progress, workers, corpus)
+            from harness.fsutil import atomic_write
+
+            atomic_write(_sum_path(path), _digest(tmp) + "\n", durable=False)
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
@@ -201,13 +233,15 @@ def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | 
 
 
 def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildReport,
-           progress: Progress | None, workers: int | None) -> None:
+           progress: Progress | None, workers: int | None, corpus: bool) -> None:
     old_ok = False
     if rebuild:
         report.reason = "requested"
     elif path.exists():
         try:
-            check_index(path, deep=True).close()
+            check_index(path).close()
+            if not verify_checksum(path):
+                raise CorruptIndex("its checksum does not match the last build")
             old_ok = True
         except CorruptIndex as err:
             report.reason = f"previous index unusable ({err}); rebuilt"
@@ -226,7 +260,8 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
                     (SCHEMA_VERSION,))
     try:
         b = _Builder(con, report, progress, workers, live_fts=old_ok)
-        _refresh(workspace, con, b, report)
+        pkgs = [Package(CORPUS, workspace, "", False)] if corpus else discover(workspace)
+        _refresh(pkgs, workspace, con, b, report)
         if not old_ok:
             con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
         con.executescript(INDEXES)
@@ -240,9 +275,9 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         con.close()
 
 
-def _refresh(workspace: Path, con: sqlite3.Connection, b: _Builder, report: BuildReport) -> None:
+def _refresh(pkgs: list[Package], workspace: Path, con: sqlite3.Connection, b: _Builder,
+             report: BuildReport) -> None:
     have = {n: (rev, root) for n, rev, root in con.execute("SELECT name, rev, root FROM packages")}
-    pkgs = discover(workspace)
     for gone in set(have) - {p.name for p in pkgs}:
         b.drop_files([i for (i,) in con.execute("SELECT id FROM files WHERE package=?",
                                                 (gone,))])
@@ -260,10 +295,7 @@ def _refresh(workspace: Path, con: sqlite3.Connection, b: _Builder, report: Buil
 
 def _refresh_package(workspace: Path, con: sqlite3.Connection, b: _Builder,
                      pkg: Package) -> PackageReport:
-    if pkg.name == "workspace":
-        files = [f for f in lean_files(workspace, workspace)]
-    else:
-        files = lean_files(pkg.root, workspace)
+    files = lean_files(pkg.root, workspace)
     rev = pkg.rev or fingerprint(files)
     known = {rel: (i, size, mt) for i, rel, size, mt in con.execute(
         "SELECT id, rel, size, mtime_ns FROM files WHERE package=?", (pkg.name,))}
