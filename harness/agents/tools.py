@@ -103,8 +103,10 @@ class ProveTools:
         known = {n for d in self.bp.decls for n in (d.name, d.short_name) if n}
         helper_names = set(re.findall(r"(?:theorem|lemma)\s+([\w'.]+)", helpers))
         stmt = statement_text(self.bp, node)
+        from harness.library.rank import binder_names
+
         try:
-            bound = set(re.findall(r"[^\W\d][\w'!?]*", mask(stmt)))
+            bound = binder_names(mask(stmt))  # the statement's variables and hypotheses
         except HarnessError:
             bound = set()
         return unknown_constants(self.library, helpers + "\n" + body, namespace=ns, opens=opens,
@@ -185,13 +187,15 @@ class ProveTools:
         if self.library is None:
             return ("the library index is not available (run `harness index`); use lookup or "
                     "`exact?` in check_candidate")
-        from harness.library.agent import render_hit
+        from harness.library.agent import module_of, render_hit
         from harness.library.rank import QueryContext
 
         node = self.bp.node(self.label)
         ns, opens = node_scope(node)
-        hits = self.library.search(query, max(1, min(int(k), 25)),
-                                   ctx=QueryContext(namespace=ns, opens=opens))
+        ctx = QueryContext(namespace=ns, opens=opens, module=module_of(self.bp.path,
+                                                                       self.workspace),
+                           exclude=frozenset(x for x in (node.name,) if x), line=node.pos.line)
+        hits = self.library.search(query, max(1, min(int(k), 25)), ctx=ctx)
         if not hits:
             return f"no library declarations match {query!r}"
         return "\n\n".join(render_hit(h) for h in hits)

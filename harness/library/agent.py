@@ -76,16 +76,24 @@ def unknown_constants(ix: LibraryIndex, code: str, *, namespace: str = "",
         return []
     skip = (known or set()) | (bound or set()) | bound_names(masked)
     out: list[tuple[str, list[str]]] = []
+    reported: set[str] = set()
     for ident in dict.fromkeys(identifiers(masked)):
         ident = ident.removeprefix("@")
-        if ident in skip or ident.split(".", 1)[0] in skip or not _looks_like_constant(ident):
+        parts = ident.split(".")
+        if ident in skip or parts[0] in skip or not _looks_like_constant(ident):
             continue
-        if ix.resolve(ident, namespace, opens):
+        if len(parts) > 1 and parts[0][:1].islower():
+            continue  # `h.trans`, `hf.comp`: field notation on a local
+        # `Foo.bar.mpr`: fine when some prefix is a constant (the rest is field notation)
+        if any(ix.resolve(".".join(parts[:i]), namespace, opens)
+               for i in range(len(parts), 0, -1)):
             continue
-        head, _, rest = ident.rpartition(".")
-        if head and ix.resolve(head, namespace, opens):
-            continue  # `Foo.bar` where `Foo` is a constant: `bar` may be a field/dot notation
-        out.append((ident, ix.suggest(ident)))
+        # report the constant itself: namespaces, then the first lower-case component
+        i = next((j for j, p in enumerate(parts) if not p[:1].isupper()), len(parts) - 1)
+        name = ".".join(parts[:i + 1])
+        if name not in reported:
+            reported.add(name)
+            out.append((name, ix.suggest(name)))
     return out
 
 

@@ -45,10 +45,15 @@ _BINDERS = re.compile(r"[({\[⦃]\s*((?:[^\W\d][\w'!?₀-₉]*\s+)*[^\W\d][\w'!?
 MAX_WORDS = 24
 
 
+def binder_names(text: str) -> set[str]:
+    """Names bound by the binders of a signature: `(x y : ℝ) {h : p}` -> {x, y, h}."""
+    return {b for g in _BINDERS.findall(text) for b in g.split()}
+
+
 def parse_query(text: str, ctx: QueryContext | None = None) -> Query:
     """Search words (stopwords, one-letter tokens, numbers and bound variable names dropped)
     and the identifiers the query names. Both rankers get the same words."""
-    bound = {b for g in _BINDERS.findall(text) for b in g.split()}
+    bound = binder_names(text)
     idents = [i for i in dict.fromkeys(identifiers(re.sub(r"[^\w.'\s]", " ", text)))
               if len(i) > 1 and i not in bound]
     words = [w for w in dict.fromkeys(text_tokens(" ".join(
