@@ -22,6 +22,8 @@ from harness.library.store import (CorruptIndex, Progress, build_index, check_in
 _COLS = ("id, name, kind, package, module, rel, line, signature, doc, attrs, private, protected, "
          "origin, exact, consts, namespace")
 _KEYS = [c.strip() for c in _COLS.split(",")]
+MAX_FTS_WORDS = 8
+DF_BUDGET = 6_000
 
 
 def _row(r: tuple) -> dict:
@@ -63,16 +65,21 @@ class LibraryIndex:
 
     # ---- ranked search
     def baseline(self, text: str, k: int = 10, kind: str | None = None,
-                 exclude: frozenset[str] = frozenset()) -> list[Hit]:
-        """Plain BM25 over name tokens, signature and docstring (the benchmark's baseline)."""
+                 exclude: frozenset[str] = frozenset(),
+                 ctx: QueryContext | None = None) -> list[Hit]:
+        """Plain BM25 over name tokens, signature and docstring (the benchmark's baseline);
+        with ``ctx``, only what is accessible from there (as the ranker filters)."""
         q = parse_query(text)
-        rows = self._fts(q.words, k + len(exclude), kind, weights=(1.0, 1.0, 1.0))
-        return [to_hit(r, -r["bm25"]) for r in rows if r["name"] not in exclude][:k]
+        limit = k + len(exclude) if ctx is None else CANDIDATES
+        rows = self._fts(self._informative(q.words), limit, kind, weights=(1.0, 1.0, 1.0))
+        rows = [r for r in rows if r["name"] not in exclude
+                and (ctx is None or self._accessible(r, ctx))]
+        return [to_hit(r, -r["bm25"]) for r in rows][:k]
 
     def search(self, text: str, k: int = 10, kind: str | None = None,
                ctx: QueryContext | None = None) -> list[Hit]:
         q = parse_query(text, ctx)
-        cands = self._fts(q.words, CANDIDATES, kind, weights=(3.0, 1.0, 0.7))
+        cands = self._fts(self._informative(q.words), CANDIDATES, kind, weights=(3.0, 1.0, 0.7))
         seen = {c["id"] for c in cands}
         named = set()
         for ident in q.idents:
@@ -87,6 +94,23 @@ class LibraryIndex:
         scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
                         named)
         return [to_hit(c, s) for s, c in scored[:k]]
+
+    def _informative(self, words: list[str]) -> list[str]:
+        """The query words FTS5 ranks by (both rankers get the same): the rarest words of the
+        query, at most MAX_FTS_WORDS, while their posting lists together stay within
+        DF_BUDGET documents (the rarest one always). BM25 must score every document an
+        OR-query matches, and common words add many documents but almost no weight: at
+        Mathlib size they are what makes a query slow, not what makes it good."""
+        df = self._word_df(words)
+        have = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
+        out: list[str] = []
+        total = 0
+        for w in have[:MAX_FTS_WORDS]:
+            if out and total + df[w] > DF_BUDGET:
+                break
+            out.append(w)
+            total += df[w]
+        return out
 
     @staticmethod
     def _accessible(c: dict, ctx: QueryContext) -> bool:

@@ -281,7 +281,7 @@ def _declaration(text: str, masked: str, h: re.Match[str], bound: int, ns: str,
     if uses and sep:
         body = masked[sig_end:min(bound, sig_end + MAX_BODY_SCAN)]
         s.uses = list(dict.fromkeys(identifiers(body)))
-        s.has_sorry = re.search(r"(?<![\w'.])(?:sorry|admit)(?![\w'])", body) is not None
+        s.has_sorry = re.search(r"(?<![\w'.])(?:sorry|admit|sorry_using)(?![\w'])", body) is not None
     out = [s]
     for a in attrs:
         is_add, explicit, doc = to_additive_target(a)

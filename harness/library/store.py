@@ -144,8 +144,20 @@ def _scan_all(files: list[SourceFile], package: str, workers: int | None) -> Ite
     n = workers or min(4, os.cpu_count() or 1)
     # fork: workers only scan text (no locks, no I/O beyond reading their file)
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with ctx.Pool(n) as pool:
+    pool = ctx.Pool(n, initializer=_worker_init)
+    try:
         yield from pool.imap(_scan_one, jobs, chunksize=16)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _worker_init() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler: just end
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
 def _new_db(path: Path) -> sqlite3.Connection:
