@@ -38,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="index: generated files (default 7000); premises: generated corpus size "
                         "(default 700)")
     p.add_argument("--sample", type=int, default=500, help="premises: theorems queried")
+    p.add_argument("--blueprint", type=Path, action="append", default=None, metavar="FILE",
+                   help="context: what the library index adds on these blueprint files")
     p.add_argument("--declared", action="store_true",
                    help="premises: also count `sorry_using [...]` lists as gold (blueprints)")
     p.add_argument("--json", action="store_true")
@@ -110,6 +112,11 @@ def run_other(args: argparse.Namespace) -> int:
 def _other(args: argparse.Namespace) -> dict:
     if args.what in ("index", "premises"):
         return _library(args)
+    if args.what == "context" and args.blueprint:
+        from harness.library.benchmark import context_effect
+        from harness.library.cli_support import workspace_of
+
+        return context_effect(args.blueprint, workspace_of(args.blueprint[0]))
     if args.what == "context":
         from harness.agents.context import context_benchmark
 

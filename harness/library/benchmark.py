@@ -87,3 +87,46 @@ def index_benchmark(n_files: int = 7_000, n_queries: int = 200, seed: int = 0,
             "noop_refresh_s": noop_s, "package_update_s": pkg_s,
             "package_update_scanned": pkg.scanned, "workspace_edit_s": ws_s,
             "workspace_edit_scanned": wsr.scanned, "noop_scanned": noop.scanned}
+
+
+def context_effect(files: list[Path], workspace: Path) -> dict:
+    """`bench context --blueprint FILE`: what the library adds to each proof node's context —
+    names the informal proofs mention, how many resolve (blueprint / index), premises shown,
+    tokens without and with the library sections, nodes where the cap dropped entries."""
+    from harness.agents.context import build_context
+    from harness.blueprint import parse_file
+    from harness.blueprint.dag import analyse
+    from harness.library.agent import mentioned_names, module_of
+
+    ix = open_index(workspace)
+    rows = {"nodes": 0, "mentioned": 0, "in_blueprint": 0, "resolved_library": 0,
+            "unresolved": 0, "premises": 0, "library_omitted_nodes": 0}
+    without: list[int] = []
+    with_lib: list[int] = []
+    try:
+        for f in files:
+            bp = parse_file(f)
+            graph = analyse(bp).graph
+            module = module_of(bp.path, workspace)
+            for d in bp.nodes:
+                if not (d.kind.is_proof and d.blueprint):
+                    continue
+                a = build_context(bp, d.blueprint.label, graph)
+                b = build_context(bp, d.blueprint.label, graph, library=ix, module=module)
+                informal = " ".join(x for x in (d.blueprint.statement, d.blueprint.proof) if x)
+                m = mentioned_names(informal)
+                rows["nodes"] += 1
+                rows["mentioned"] += len(m)
+                rows["resolved_library"] += len(b.named)
+                rows["unresolved"] += len(b.unresolved)
+                rows["in_blueprint"] += len(m) - len(b.named) - len(b.unresolved)
+                rows["premises"] += len(b.premises)
+                rows["library_omitted_nodes"] += bool(b.library_omitted)
+                without.append(a.tokens)
+                with_lib.append(b.tokens)
+    finally:
+        ix.close()
+    return {**rows, "index_decls": ix.n_docs,
+            "tokens_mean_without": round(statistics.fmean(without)) if without else 0,
+            "tokens_mean_with": round(statistics.fmean(with_lib)) if with_lib else 0,
+            "tokens_max_with": max(with_lib, default=0)}
