@@ -99,8 +99,7 @@ class LibraryIndex:
         """The query words FTS5 ranks by (both rankers get the same): the rarest words of the
         query, at most MAX_FTS_WORDS, while their posting lists together stay within
         DF_BUDGET documents (the rarest one always). BM25 must score every document an
-        OR-query matches, and common words add many documents but almost no weight: at
-        Mathlib size they are what makes a query slow, not what makes it good."""
+        OR-query matches; common words add many documents but little weight."""
         df = self._word_df(words)
         have = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
         out: list[str] = []
@@ -124,10 +123,14 @@ class LibraryIndex:
              weights: tuple[float, float, float]) -> list[dict]:
         if not words:
             return []
+        return self._fts_query(fts_expr(words), limit, kind, weights)
+
+    def _fts_query(self, expr: str, limit: int, kind: str | None,
+                   weights: tuple[float, float, float]) -> list[dict]:
         # rank inside FTS5 first (its top-k path), then join the few rows kept
         inner = ("SELECT rowid AS rid, bm25(fts, ?, ?, ?) AS s FROM fts WHERE fts MATCH ? "
                  "ORDER BY s LIMIT ?")
-        args: list = [*weights, fts_expr(words), limit * (4 if kind else 1)]
+        args: list = [*weights, expr, limit * (4 if kind else 1)]
         sql = (f"SELECT {', '.join('d.' + c for c in _KEYS)}, t.s FROM ({inner}) t "
                "JOIN decls d ON d.id = t.rid")
         if kind:
@@ -141,7 +144,7 @@ class LibraryIndex:
         missing = [w for w in words if w not in self._df]
         if missing:
             q = ",".join("?" * len(missing))
-            got = dict(self._all(f"SELECT term, doc FROM fts_vocab WHERE term IN ({q})", missing))
+            got = dict(self._all(f"SELECT term, df FROM vocab WHERE term IN ({q})", missing))
             for w in missing:
                 self._df[w] = int(got.get(w, 0))
         return {w: self._df[w] for w in words}

@@ -28,7 +28,7 @@ from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import Package, SourceFile, discover, fingerprint, lean_files
 from harness.workspace import harness_dir
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 INDEX_FILE = "library.sqlite"
 BATCH = 2_000
 CORPUS = "corpus"
@@ -277,6 +277,10 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         if not old_ok:
             con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
         con.executescript(INDEXES)
+        # document frequencies, read once here: fts5vocab walks a term's whole posting list
+        con.executescript("DROP TABLE IF EXISTS vocab; CREATE TABLE vocab(term TEXT PRIMARY KEY,"
+                          " df INTEGER) WITHOUT ROWID; INSERT INTO vocab SELECT term, doc FROM "
+                          "fts_vocab;")
         report.decls = con.execute("SELECT count(*) FROM decls").fetchone()[0]
         report.files = con.execute("SELECT count(*) FROM files").fetchone()[0]
         con.execute("UPDATE meta SET value='1' WHERE key='complete'")
