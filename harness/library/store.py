@@ -232,11 +232,15 @@ def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | 
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time; readers never wait
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            _build(workspace, path, tmp, rebuild, report, progress, workers, corpus)
-            from harness.fsutil import atomic_write
+            try:
+                _build(workspace, path, tmp, rebuild, report, progress, workers, corpus)
+            except _UpToDate:
+                pass  # nothing changed: the current file stays, untouched
+            else:
+                from harness.fsutil import atomic_write
 
-            atomic_write(_sum_path(path), _digest(tmp) + "\n", durable=False)
-            os.replace(tmp, path)
+                atomic_write(_sum_path(path), _digest(tmp) + "\n", durable=False)
+                os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
     report.bytes = path.stat().st_size
@@ -260,6 +264,10 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
     else:
         report.reason = "no index yet"
     tmp.unlink(missing_ok=True)
+    pkgs = [Package(CORPUS, workspace, "", False)] if corpus else discover(workspace)
+    if old_ok and not _changed(path, pkgs, workspace):
+        report.packages, report.decls, report.files = _unchanged_report(path)
+        raise _UpToDate()
     if old_ok:
         shutil.copyfile(path, tmp)
         con = _new_db(tmp)
@@ -272,7 +280,6 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
                     (SCHEMA_VERSION,))
     try:
         b = _Builder(con, report, progress, workers, live_fts=old_ok)
-        pkgs = [Package(CORPUS, workspace, "", False)] if corpus else discover(workspace)
         _refresh(pkgs, workspace, con, b, report)
         if not old_ok:
             con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
@@ -287,6 +294,48 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         con.execute("INSERT OR REPLACE INTO meta VALUES ('built', ?)", (str(time.time()),))
         con.commit()
         con.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        con.close()
+
+
+class _UpToDate(Exception):
+    """Every package and file is as the current index has it: no new file is built."""
+
+
+def _changed(path: Path, pkgs: list[Package], workspace: Path) -> bool:
+    """Would a refresh change anything? (read-only, on the current index)"""
+    con = check_index(path)
+    try:
+        have = {n: (rev, root) for n, rev, root in con.execute(
+            "SELECT name, rev, root FROM packages")}
+        if set(have) != {p.name for p in pkgs}:
+            return True
+        for pkg in pkgs:
+            if pkg.pinned:
+                if have[pkg.name] != (pkg.rev, str(pkg.root)):
+                    return True
+                continue
+            files = {(f.rel, f.size, f.mtime_ns) for f in lean_files(pkg.root, workspace)}
+            known = set(con.execute("SELECT rel, size, mtime_ns FROM files WHERE package=?",
+                                    (pkg.name,)))
+            if files != known:
+                return True
+        return False
+    finally:
+        con.close()
+
+
+def _unchanged_report(path: Path) -> tuple[list[PackageReport], int, int]:
+    con = check_index(path)
+    try:
+        out = [PackageReport(name=n, rev=rev, reused=True,
+                             files=con.execute("SELECT count(*) FROM files WHERE package=?",
+                                               (n,)).fetchone()[0],
+                             decls=con.execute("SELECT count(*) FROM decls WHERE package=?",
+                                               (n,)).fetchone()[0])
+               for n, rev in con.execute("SELECT name, rev FROM packages ORDER BY rowid")]
+        return (out, con.execute("SELECT count(*) FROM decls").fetchone()[0],
+                con.execute("SELECT count(*) FROM files").fetchone()[0])
     finally:
         con.close()
 
