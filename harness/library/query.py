@@ -23,6 +23,7 @@ _COLS = ("id, name, kind, package, module, rel, line, signature, doc, attrs, pri
          "origin, exact, consts, namespace")
 _KEYS = [c.strip() for c in _COLS.split(",")]
 MAX_FTS_WORDS = 8
+NS_CANDIDATES = 80
 DF_BUDGET = 6_000
 
 
@@ -82,12 +83,30 @@ class LibraryIndex:
         cands = self._fts(self._informative(q.words), CANDIDATES, kind, weights=(3.0, 1.0, 0.7))
         seen = {c["id"] for c in cands}
         named = set()
+        spaces: list[str] = []
         for ident in q.idents:
             for r in self.resolve(ident, q.ctx.namespace, q.ctx.opens, kind=kind):
                 named.add(r["name"])
+                spaces.extend([r["name"], r["namespace"]])
                 if r["id"] not in seen:
                     seen.add(r["id"])
                     cands.append(r | {"bm25": None})
+
+        def extra(rows: list[tuple]) -> None:
+            for r in map(_row, rows):
+                if r["id"] not in seen and (kind is None or r["kind"] == kind):
+                    seen.add(r["id"])
+                    cands.append(r | {"bm25": None})
+
+        # lemmas live beside what they are about (`Real.exp_le_exp` for `Real.exp`): the
+        # namespaces of the constants the query names, and the query's own module
+        for ns in list(dict.fromkeys(x for x in spaces if x))[:6]:
+            extra(self._all(f"SELECT {_COLS} FROM decls WHERE namespace = ? LIMIT ?",
+                            (ns, NS_CANDIDATES)))
+        if q.ctx.module and len(q.words) > 4:
+            extra(self._all(f"SELECT {_COLS} FROM decls WHERE module = ? AND line < ? "
+                            "ORDER BY line DESC LIMIT ?",
+                            (q.ctx.module, q.ctx.line or 1 << 30, NS_CANDIDATES)))
         cands = [c for c in cands if self._accessible(c, q.ctx)]
         if not cands:
             return []
@@ -98,14 +117,14 @@ class LibraryIndex:
     def _informative(self, words: list[str]) -> list[str]:
         """The query words FTS5 ranks by (both rankers get the same): the rarest words of the
         query, at most MAX_FTS_WORDS, while their posting lists together stay within
-        DF_BUDGET documents (the rarest one always). BM25 must score every document an
+        DF_BUDGET documents or a quarter of the index (the rarest one always). BM25 must score every document an
         OR-query matches; common words add many documents but little weight."""
         df = self._word_df(words)
         have = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
         out: list[str] = []
         total = 0
         for w in have[:MAX_FTS_WORDS]:
-            if out and total + df[w] > DF_BUDGET:
+            if out and total + df[w] > max(DF_BUDGET, self.n_docs // 4):
                 break
             out.append(w)
             total += df[w]

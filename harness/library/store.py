@@ -28,7 +28,7 @@ from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import Package, SourceFile, discover, fingerprint, lean_files
 from harness.workspace import harness_dir
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 INDEX_FILE = "library.sqlite"
 BATCH = 2_000
 CORPUS = "corpus"
@@ -51,6 +51,8 @@ INDEXES = """
 CREATE INDEX IF NOT EXISTS decls_name ON decls(name);
 CREATE INDEX IF NOT EXISTS decls_short ON decls(short);
 CREATE INDEX IF NOT EXISTS decls_file ON decls(file_id);
+CREATE INDEX IF NOT EXISTS decls_ns ON decls(namespace);
+CREATE INDEX IF NOT EXISTS decls_module ON decls(module, line);
 """
 DECL_COLS = ("file_id, package, name, short, kind, module, rel, line, signature, doc, attrs, "
              "private, protected, origin, exact, consts, namespace, name_tok, sig_tok")
