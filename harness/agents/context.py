@@ -2,8 +2,11 @@
 
 Contents, in this order: the file header; the statements (never the proofs) of the node's
 transitive dependencies, nearest first — definitions in full, because their text *is* the meaning
-of the statements that mention them; then the node with its informal statement and proof. If the
-budget is exceeded the farthest dependencies are dropped first (and the omission is said).
+of the statements that mention them; with a library index, the signatures of the library
+declarations the informal proof names (`\texttt{…}`, backticks), then the top retrieved premises
+for the statement and informal proof; then the node with its informal statement and proof. If the
+budget is exceeded the farthest dependencies are dropped first, library entries after them
+(retrieved premises before named ones), and every omission is said.
 
 Sizes are estimated as characters / 4 (:func:`harness.agents.llm.estimate_tokens`); the ratio
 against the whole file is the figure reported in ``docs/benchmarks.md``.
@@ -34,6 +37,10 @@ class NodeContext:
     omitted: list[str] = field(default_factory=list)  # dependency keys dropped for size
     skeleton: str = ""  # one Lean file to complete (prover models): deps `:= by sorry`, the node
     informal: str = ""
+    named: list[str] = field(default_factory=list)  # library names the informal proof names
+    unresolved: list[str] = field(default_factory=list)  # names it mentions that exist nowhere
+    premises: list[str] = field(default_factory=list)  # retrieved library premises shown
+    library_omitted: list[str] = field(default_factory=list)  # library entries dropped for size
 
     @property
     def ratio(self) -> float:
@@ -101,6 +108,45 @@ def _links(bp: Blueprint, d: Decl, graph: nx.DiGraph) -> str:
             if lines else "")
 
 
+def node_scope(d: Decl) -> tuple[str, tuple[str, ...]]:
+    """(namespace, opened namespaces) in force at a declaration (for name resolution)."""
+    return ".".join(d.scope.namespaces), tuple(d.scope.opens)
+
+
+N_PREMISES = 8
+
+
+def _library_blocks(bp: Blueprint, node: Decl, library: Any, module: str
+                    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
+    """([(name, block)] named by the informal text, [(name, block)] retrieved, unresolved)."""
+    from harness.library.agent import mentioned_names, render_hit
+    from harness.library.rank import QueryContext
+
+    bpa = node.blueprint
+    informal = " ".join(x for x in (bpa.statement, bpa.proof) if x) if bpa else ""
+    ns, opens = node_scope(node)
+    in_bp = {n for d in bp.decls for n in (d.name, d.short_name) if n}
+    named: list[tuple[str, str]] = []
+    unresolved: list[str] = []
+    for name in mentioned_names(informal):
+        if name in in_bp:
+            continue
+        rows = library.resolve(name, ns, opens)
+        hits = [library.lookup(r["name"], 1)[0] for r in rows[:1]] or library.lookup(name, 1)
+        if hits:
+            named.append((hits[0].name, render_hit(hits[0], 200)))
+        else:
+            unresolved.append(name)
+    seen = {n for n, _ in named} | in_bp
+    query = " ".join([bp.text[node.head_span.start:node.signature_span.end], informal])
+    ctx = QueryContext(namespace=ns, opens=opens, module=module,
+                       exclude=frozenset(x for x in (node.name,) if x), line=node.pos.line)
+    retrieved = [(h.name, render_hit(h, 200)) for h in library.search(query, N_PREMISES + 4,
+                                                                       ctx=ctx)
+                 if h.name not in seen][:N_PREMISES]
+    return named, retrieved, unresolved
+
+
 def dependency_order(graph: nx.DiGraph, key: str) -> list[str]:
     """Transitive dependencies of ``key`` (edges go dep -> user), nearest first (BFS)."""
     if key not in graph:
@@ -121,8 +167,10 @@ def dependency_order(graph: nx.DiGraph, key: str) -> list[str]:
 
 
 def build_context(bp: Blueprint, label: str, graph: nx.DiGraph | None = None,
-                  max_tokens: int = DEFAULT_MAX_TOKENS) -> NodeContext:
-    """The bounded context for node ``label`` (KeyError if there is no such node)."""
+                  max_tokens: int = DEFAULT_MAX_TOKENS, library: Any | None = None,
+                  module: str = "") -> NodeContext:
+    """The bounded context for node ``label`` (KeyError if there is no such node).
+    ``library``: a :class:`harness.library.LibraryIndex`; ``module``: the file's module name."""
     node = bp.node(label)
     if graph is None:
         from harness.blueprint.dag import analyse
@@ -162,6 +210,35 @@ def build_context(bp: Blueprint, label: str, graph: nx.DiGraph | None = None,
         stubs.append((d.span.start, block if d.kind.is_definition
                       else block.removesuffix(" := …") + " := by\n  sorry"))
         included.append(d.key)
+    named_names: list[str] = []
+    premise_names: list[str] = []
+    lib_omitted: list[str] = []
+    unresolved: list[str] = []
+    lib = ""
+    if library is not None:
+        named, retrieved, unresolved = _library_blocks(bp, node, library, module)
+        shown: list[str] = []
+        for kind, items in (("named", named), ("premise", retrieved)):
+            for name, block in items:
+                if budget - len(block) < 0:
+                    lib_omitted.append(name)
+                    continue
+                budget -= len(block) + 2
+                shown.append(block)
+                (named_names if kind == "named" else premise_names).append(name)
+            if kind == "named" and shown:
+                lib += ("## Library declarations the informal proof names\n```lean\n"
+                        + "\n\n".join(shown) + "\n```\n\n")
+                shown = []
+        if shown:
+            lib += ("## Library lemmas that may help (retrieved; check before relying on them)"
+                    "\n```lean\n" + "\n\n".join(shown) + "\n```\n\n")
+        if unresolved:
+            lib += ("(named in the informal proof but found in no index: "
+                    + ", ".join(f"`{n}`" for n in unresolved) + ")\n\n")
+        if lib_omitted:
+            lib += (f"({len(lib_omitted)} library entries omitted for size: "
+                    f"{', '.join(lib_omitted[:20])})\n\n")
     deps = ""
     if blocks:
         deps = ("## Statements it may use (proofs omitted)\n```lean\n"
@@ -169,13 +246,15 @@ def build_context(bp: Blueprint, label: str, graph: nx.DiGraph | None = None,
     if omitted:
         deps += (f"({len(omitted)} farther dependencies omitted for size: "
                  f"{', '.join(omitted[:20])})\n\n")
-    text = "## Header\n```lean\n" + header + "\n```\n\n" + deps + tail
+    text = "## Header\n```lean\n" + header + "\n```\n\n" + deps + lib + tail
     head = node_text(bp, node).removesuffix(" :=\n  <proof>")
     skeleton = "\n\n".join(p for p in [header, scope, *(b for _, b in sorted(stubs)),
                                        head + " := by\n  sorry"] if p)
     return NodeContext(label=label, text=text, tokens=estimate_tokens(text),
                        baseline_tokens=estimate_tokens(bp.text), included=included,
-                       omitted=omitted, skeleton=skeleton, informal=informal)
+                       omitted=omitted, skeleton=skeleton, informal=informal,
+                       named=named_names, unresolved=unresolved, premises=premise_names,
+                       library_omitted=lib_omitted)
 
 
 def context_benchmark(n_nodes: int = 500, seed: int = 0, sample: int | None = 50,

@@ -98,18 +98,24 @@ def _run(r: TacticRun) -> dict[str, str]:
 def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessConfig,
                    client: LLMClient, toolchain: Any | None, model: str | None = None,
                    graph: nx.DiGraph | None = None, check: CheckFn | None = None,
-                   pool: Any | None = None, feedback: list[str] | None = None) -> AttemptResult:
+                   pool: Any | None = None, feedback: list[str] | None = None,
+                   library: Any | None = None) -> AttemptResult:
     """The prove role on one node (``pool``: an optional ReplPool for `goals_at_sorry`;
     ``feedback``: why earlier attempts on the node failed, oldest first — Lean errors, contract
-    and gate rejections; see :func:`feedback_section` for the bounds)."""
+    and gate rejections; see :func:`feedback_section` for the bounds; ``library``: the
+    library index, default the workspace's, built on first need)."""
     node = bp.node(label)
     try:
         client.ledger.begin_attempt(label)
     except BudgetExceeded as err:
         return AttemptResult(label=label, method="llm", status="budget", reason=str(err))
-    ctx = build_context(bp, label, graph)
+    from harness.library.agent import library_for, module_of, render_unknown
+
+    if library is None:
+        library = library_for(workspace)
+    ctx = build_context(bp, label, graph, library=library, module=module_of(bp.path, workspace))
     tools = ProveTools(bp, label, workspace=workspace, toolchain=toolchain,
-                       timeout_s=cfg.timeouts.lean_s, check=check, pool=pool)
+                       timeout_s=cfg.timeouts.lean_s, check=check, pool=pool, library=library)
     cannot: list[str] = []
     known = {n for d in bp.decls for n in (d.name, d.short_name) if n}
 
@@ -126,6 +132,10 @@ def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessCo
     def validate(out: BaseModel) -> list[str]:
         assert isinstance(out, ProveResult)
         bad = proof_violations(out.body, out.helpers)
+        unknown = tools.unknown_names(out.body, out.helpers)
+        if unknown and all(sugg for _, sugg in unknown):
+            # every unknown name has a close existing one: a typo, reported before Lean runs
+            bad = [*bad, render_unknown(unknown)]
         if bad or toolchain is None:
             return bad  # without Lean a clean candidate is taken as is (status: unverified)
         try:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.agents.context import statement_text
+from harness.agents.context import node_scope, statement_text
 from harness.agents.contracts import proof_violations
 from harness.blueprint.lexer import mask
 from harness.blueprint.model import Blueprint
@@ -65,9 +65,10 @@ class ProveTools:
 
     def __init__(self, bp: Blueprint, label: str, *, workspace: Path, toolchain: Any | None,
                  timeout_s: float = 300.0, check: CheckFn | None = None,
-                 pool: Any | None = None) -> None:
+                 pool: Any | None = None, library: Any | None = None) -> None:
         self.bp, self.label, self.workspace, self.tc = bp, label, workspace, toolchain
         self.pool = pool  # a harness.lean.pool.ReplPool: goals straight from the REPL
+        self.library = library  # a harness.library.LibraryIndex (None: workspace scan only)
         self.timeout_s = timeout_s
         if check is None:
             from harness.lean.nodecheck import check_node
@@ -91,14 +92,40 @@ class ProveTools:
         self.cache[key] = v
         return v
 
+    def unknown_names(self, body: str, helpers: str = "") -> list[tuple[str, list[str]]]:
+        """Constants of a candidate that exist nowhere in the library index (before Lean)."""
+        if self.library is None:
+            return []
+        from harness.library.agent import unknown_constants
+
+        node = self.bp.node(self.label)
+        ns, opens = node_scope(node)
+        known = {n for d in self.bp.decls for n in (d.name, d.short_name) if n}
+        helper_names = set(re.findall(r"(?:theorem|lemma)\s+([\w'.]+)", helpers))
+        stmt = statement_text(self.bp, node)
+        from harness.library.rank import binder_names
+
+        try:
+            bound = binder_names(mask(stmt))  # the statement's variables and hypotheses
+        except HarnessError:
+            bound = set()
+        return unknown_constants(self.library, helpers + "\n" + body, namespace=ns, opens=opens,
+                                 known=known | helper_names, bound=bound)
+
     def check_candidate(self, body: str, helpers: str = "") -> str:
         bad = proof_violations(body, helpers, final=False)  # `exact?` helps explore
         if bad:
             return "REJECTED before Lean:\n- " + "\n- ".join(bad)
+        unknown = self.unknown_names(body, helpers)
+        note = ""
+        if unknown:
+            from harness.library.agent import render_unknown
+
+            note = "Before Lean: " + render_unknown(unknown) + "\n"
         try:
-            out = render_verdict(self.verdict(body, helpers))
+            out = note + render_verdict(self.verdict(body, helpers))
         except HarnessError as err:
-            return f"Lean could not check the candidate: {err.line()}"
+            return note + f"Lean could not check the candidate: {err.line()}"
         not_final = proof_violations(body, helpers)
         if not_final:  # fine for exploring, but say now that it cannot be submitted like this
             out += "\nnote: not acceptable as a final answer:\n- " + "\n- ".join(not_final)
@@ -155,6 +182,40 @@ class ProveTools:
             out.append(f"REPL: {resp.error}")
         return "\n\n".join(out) or "no goals reported (the body may have no `sorry`)"
 
+    # ---- the library index
+    def search_library(self, query: str, k: int = 8) -> str:
+        if self.library is None:
+            return ("the library index is not available (run `harness index`); use lookup or "
+                    "`exact?` in check_candidate")
+        from harness.library.agent import module_of, render_hit
+        from harness.library.rank import QueryContext
+
+        node = self.bp.node(self.label)
+        ns, opens = node_scope(node)
+        ctx = QueryContext(namespace=ns, opens=opens, module=module_of(self.bp.path,
+                                                                       self.workspace),
+                           exclude=frozenset(x for x in (node.name,) if x), line=node.pos.line)
+        hits = self.library.search(query, max(1, min(int(k), 25)), ctx=ctx)
+        if not hits:
+            return f"no library declarations match {query!r}"
+        return "\n\n".join(render_hit(h) for h in hits)
+
+    def find_pattern(self, pattern: str) -> str:
+        """Mathlib's `#find` on a warm REPL environment (the file's header)."""
+        if self.pool is None:
+            return ("find_pattern needs Lean (a REPL pool); none is running. Use search_library "
+                    "or `exact?` in check_candidate")
+        start = self.bp.header_span.end
+        try:
+            resp = self.pool.command(self.bp.text[:start], f"#find {pattern}",
+                                     timeout_s=self.timeout_s)
+        except Exception as err:  # noqa: BLE001 - the REPL is advisory
+            return f"the REPL could not run #find: {err}"
+        out = [m.data.strip()[:4000] for m in resp.messages]
+        if resp.error:
+            out.append(f"REPL: {resp.error}")
+        return "\n".join(out) or "#find printed nothing"
+
     # ---- lookup
     def lookup(self, name: str) -> str:
         name = name.strip()
@@ -168,6 +229,16 @@ class ProveTools:
                             + statement_text(self.bp, d))
         if hits:
             return "\n\n".join(hits[:5])
+        if self.library is not None:
+            from harness.library.agent import render_hit
+
+            found = self.library.lookup(name)
+            if found:
+                return "\n\n".join(render_hit(h, 1000) for h in found)
+            sugg = self.library.suggest(name)
+            return (f"`{name}` is not in the blueprint or the library index"
+                    + (f"; did you mean {', '.join(f'`{s}`' for s in sugg)}?" if sugg else
+                       "; try search_library with words describing it"))
         pat = re.compile(rf"(?m)^[ \t]*(?:@\[[^\]]*\][ \t]*\n?[ \t]*)?"
                          rf"(?:(?:private|protected|noncomputable)\s+)*{_DECL_KW}\s+"
                          rf"(?:[\w.']*\.)?{re.escape(last)}(?![\w'])")
@@ -211,8 +282,16 @@ class ProveTools:
             _spec("goals_at_sorry", "Elaborate a body containing `sorry` placeholders and return "
                   "the goal at each one (never accepted as a proof).",
                   {"body": s, "helpers": s}, ["body"]),
-            _spec("lookup", "The statement of a declaration in the blueprint or workspace.",
+            _spec("lookup", "The statement, docstring and location of a declaration in the "
+                  "blueprint, the workspace or its libraries (Mathlib, …), by (partial) name.",
                   {"name": s}, ["name"]),
+            _spec("search_library", "Ranked search of the library declarations (Mathlib, …): "
+                  "words, a name or a fragment (`measure_ge_le`, `Real.exp_le`). Returns "
+                  "signatures, docstrings and where each lives.",
+                  {"query": s, "k": {"type": "integer"}}, ["query"]),
+            _spec("find_pattern", "Mathlib's `#find` with a pattern (e.g. `_ + _ = _ + _`) "
+                  "in the file's environment; needs a running Lean REPL.",
+                  {"pattern": s}, ["pattern"]),
         ]
 
     def call(self, name: str, args: dict[str, Any]) -> str:
@@ -220,6 +299,15 @@ class ProveTools:
             if not isinstance(args.get("name"), str):
                 return "error: `name` (a string) is required"
             return self.lookup(args["name"])
+        if name == "search_library":
+            k = args.get("k", 8)
+            if not isinstance(args.get("query"), str) or not isinstance(k, int):
+                return "error: `query` (a string) is required; `k` must be an integer"
+            return self.search_library(args["query"], k)
+        if name == "find_pattern":
+            if not isinstance(args.get("pattern"), str):
+                return "error: `pattern` (a string) is required"
+            return self.find_pattern(args["pattern"])
         body, helpers = args.get("body"), args.get("helpers", "") or ""
         if not isinstance(body, str) or not isinstance(helpers, str):
             return "error: `body` (a string) is required; `helpers` must be a string"

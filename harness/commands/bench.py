@@ -1,4 +1,4 @@
-"""`harness bench parse|context|merge|schedule|project|graph`: the figures in docs/benchmarks.md.
+"""`harness bench WHAT`: the figures in docs/benchmarks.md.
 
 - parse: parse + plan on a generated blueprint of N nodes and of scale x N nodes;
 - context: prover context size against the whole file (agents.context);
@@ -7,7 +7,10 @@
 - project: the project-wide DAG of a generated --files-module project, against analysing each
   file with its import closure (blueprint.genproject).
 - graph: layout time of the blueprint graph, dot vs igraph, 100 / 1000 / 5000 nodes
-  (report.benchmark; --nodes N: one size).
+  (report.benchmark; --nodes N: one size);
+- index: the library index on a generated Mathlib-sized tree (library.benchmark; --files N);
+- premises: premise recall@1/@10 and ms/query of the ranker vs plain BM25 on a Lean tree
+  (`--corpus DIR`, or a generated one of --files N files; library.premises).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gc
 import time
+from pathlib import Path
 
 from harness.blueprint import parse_text
 from harness.blueprint.dag import analyse
@@ -27,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="benchmarks (parse: parse + plan on generated blueprints)",
                        description=__doc__)
     p.add_argument("what",
-                   choices=["parse", "context", "merge", "schedule", "project", "graph"],
+                   choices=["parse", "context", "merge", "schedule", "project", "graph",
+                            "index", "premises"],
                    help="which benchmark")
     p.add_argument("--nodes", type=int, default=None,
                    help="nodes (default: parse 5000, context 3000, merge 1000, schedule 258)")
@@ -36,6 +41,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="project: skip the (slow) per-file baseline")
     p.add_argument("--scale", type=int, default=10, help="size factor for the scaling run")
     p.add_argument("--repeat", type=int, default=3, help="runs per size (best is kept)")
+    p.add_argument("--corpus", type=Path, default=None, metavar="DIR",
+                   help="premises: the Lean tree to measure (default: a generated one)")
+    p.add_argument("--files", type=int, default=None,
+                   help="index: generated files (default 7000); premises: generated corpus size "
+                        "(default 700)")
+    p.add_argument("--sample", type=int, default=500, help="premises: theorems queried")
+    p.add_argument("--blueprint", type=Path, action="append", default=None, metavar="FILE",
+                   help="context: what the library index adds on these blueprint files")
+    p.add_argument("--declared", action="store_true",
+                   help="premises: also count `sorry_using [...]` lists as gold (blueprints)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
@@ -104,6 +119,13 @@ def run_other(args: argparse.Namespace) -> int:
 
 
 def _other(args: argparse.Namespace) -> dict:
+    if args.what in ("index", "premises"):
+        return _library(args)
+    if args.what == "context" and args.blueprint:
+        from harness.library.benchmark import context_effect
+        from harness.library.cli_support import workspace_of
+
+        return context_effect(args.blueprint, workspace_of(args.blueprint[0]))
     if args.what == "context":
         from harness.agents.context import context_benchmark
 
@@ -128,3 +150,24 @@ def _other(args: argparse.Namespace) -> dict:
 
         result = scheduling(args.nodes or 258)
     return result
+
+
+def _library(args: argparse.Namespace) -> dict:
+    if args.what == "index":
+        from harness.library.benchmark import index_benchmark
+
+        return index_benchmark(args.files or 7_000)
+    import tempfile
+
+    from harness.library.generate import generate_tree
+    from harness.library.premises import recall_benchmark
+
+    if args.corpus is not None:
+        if not args.corpus.is_dir():
+            raise UsageError(f"{args.corpus}: no such directory")
+        return recall_benchmark(args.corpus, sample=args.sample, declared=args.declared)
+    with tempfile.TemporaryDirectory(prefix="harness-premises-corpus-") as tmp:
+        info = generate_tree(Path(tmp), args.files or 700)
+        out = recall_benchmark(Path(tmp), sample=args.sample)
+        out["corpus"] = f"generated: {info['files']} files, {info['decls']} declarations"
+        return out

@@ -1,0 +1,48 @@
+"""What `harness index` and `harness search` share: locating the workspace, rich progress."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from harness.errors import UsageError
+from harness.library.store import Progress
+from harness.workspace import LAKEFILES, find_workspace
+
+
+def workspace_of(path: Path | None) -> Path:
+    """The Lake workspace at or above ``path`` (default: the current directory), else exit 2."""
+    start = (path or Path.cwd()).resolve()
+    if path is not None and not start.exists():
+        raise UsageError(f"{path}: no such file or directory")
+    ws = find_workspace(start)
+    if not any((ws / f).is_file() for f in LAKEFILES):
+        raise UsageError(f"{path or '.'}: not inside a Lake workspace (no lakefile.lean or "
+                         "lakefile.toml here or above); pass --workspace DIR")
+    return ws
+
+
+@contextmanager
+def build_progress(enabled: bool = True) -> Iterator[Progress | None]:
+    """A rich progress bar on stderr, one task per package (silent when not a terminal)."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TimeElapsedColumn
+
+    from harness.report.output import err_console
+
+    con = err_console()
+    if not con.is_terminal:
+        yield None
+        return
+    tasks: dict[str, int] = {}
+    with Bar("[bold]indexing[/] {task.description}", BarColumn(), MofNCompleteColumn(),
+             TimeElapsedColumn(), console=con, transient=True) as bar:
+        def progress(pkg: str, done: int, total: int) -> None:
+            if pkg not in tasks:
+                tasks[pkg] = bar.add_task(pkg, total=total)
+            bar.update(tasks[pkg], completed=done)
+
+        yield progress

@@ -1,0 +1,269 @@
+"""Reading the index: ranked search, name lookup, "does this constant exist", "did you mean".
+
+:func:`open_index` builds the index on first need and rebuilds a corrupt one; a reader holds its
+own read-only connection, so a rebuild swapping in a new file never disturbs it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from harness.library.model import Hit
+from harness.library.names import name_tokens
+from harness.library.rank import (CANDIDATES, Query, QueryContext, fts_expr, parse_query,
+                                  rerank)
+from harness.library.store import (CorruptIndex, Progress, build_index, check_index, index_path,
+                                   verify_checksum)
+
+_COLS = ("id, name, kind, package, module, rel, line, signature, doc, attrs, private, protected, "
+         "origin, exact, consts, namespace")
+_KEYS = [c.strip() for c in _COLS.split(",")]
+MAX_FTS_WORDS = 8
+NS_CANDIDATES = 80
+DF_BUDGET = 6_000
+
+
+def _row(r: tuple) -> dict:
+    return dict(zip(_KEYS, r))
+
+
+def to_hit(d: dict, score: float = 0.0) -> Hit:
+    return Hit(name=d["name"], kind=d["kind"], package=d["package"], module=d["module"],
+               file=d["rel"], line=d["line"], signature=d["signature"] or "", doc=d["doc"] or "",
+               attrs=json.loads(d["attrs"]) if d["attrs"] else [], private=bool(d["private"]),
+               protected=bool(d["protected"]), origin=d["origin"], exact=bool(d["exact"]),
+               consts=d["consts"].split() if d["consts"] else [], namespace=d["namespace"] or "",
+               score=round(score, 4))
+
+
+class LibraryIndex:
+    """A read-only view of one index file (thread-safe: one connection, one lock)."""
+
+    def __init__(self, con: sqlite3.Connection, path: Path) -> None:
+        self.con, self.path = con, path
+        self._lock = threading.Lock()
+        self.n_docs = self._one("SELECT count(*) FROM decls") or 1
+        pk = {r[0] for r in self._all("SELECT name FROM packages")}
+        # Lean's core library is indexed: a constant found nowhere really is unknown
+        self.has_core = "lean4" in pk
+        self._df: dict[str, int] = {}
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _one(self, sql: str, args: tuple = ()) -> object:
+        with self._lock:
+            r = self.con.execute(sql, args).fetchone()
+        return r[0] if r else None
+
+    def _all(self, sql: str, args: tuple | list = ()) -> list[tuple]:
+        with self._lock:
+            return self.con.execute(sql, args).fetchall()
+
+    # ---- ranked search
+    def baseline(self, text: str, k: int = 10, kind: str | None = None,
+                 exclude: frozenset[str] = frozenset(),
+                 ctx: QueryContext | None = None) -> list[Hit]:
+        """Plain BM25 over name tokens, signature and docstring (the benchmark's baseline);
+        with ``ctx``, only what is accessible from there (as the ranker filters)."""
+        q = parse_query(text)
+        limit = k + len(exclude) if ctx is None else CANDIDATES
+        rows = self._fts(self._informative(q.words), limit, kind, weights=(1.0, 1.0, 1.0))
+        rows = [r for r in rows if r["name"] not in exclude
+                and (ctx is None or self._accessible(r, ctx))]
+        return [to_hit(r, -r["bm25"]) for r in rows][:k]
+
+    def search(self, text: str, k: int = 10, kind: str | None = None,
+               ctx: QueryContext | None = None) -> list[Hit]:
+        q = parse_query(text, ctx)
+        cands = self._fts(self._informative(q.words), CANDIDATES, kind, weights=(3.0, 1.0, 0.7))
+        seen = {c["id"] for c in cands}
+        named = set()
+        spaces: list[str] = []
+        for ident in q.idents:
+            for r in self.resolve(ident, q.ctx.namespace, q.ctx.opens, kind=kind):
+                named.add(r["name"])
+                spaces.extend([r["name"], r["namespace"]])
+                if r["id"] not in seen:
+                    seen.add(r["id"])
+                    cands.append(r | {"bm25": None})
+
+        def extra(rows: list[tuple]) -> None:
+            for r in map(_row, rows):
+                if r["id"] not in seen and (kind is None or r["kind"] == kind):
+                    seen.add(r["id"])
+                    cands.append(r | {"bm25": None})
+
+        # lemmas live beside what they are about (`Real.exp_le_exp` for `Real.exp`): the
+        # namespaces of the constants the query names, and the query's own module
+        for ns in list(dict.fromkeys(x for x in spaces if x))[:6]:
+            extra(self._all(f"SELECT {_COLS} FROM decls WHERE namespace = ? LIMIT ?",
+                            (ns, NS_CANDIDATES)))
+        if q.ctx.module and len(q.words) > 4:
+            extra(self._all(f"SELECT {_COLS} FROM decls WHERE module = ? AND line < ? "
+                            "ORDER BY line DESC LIMIT ?",
+                            (q.ctx.module, q.ctx.line or 1 << 30, NS_CANDIDATES)))
+        cands = [c for c in cands if self._accessible(c, q.ctx)]
+        if not cands:
+            return []
+        scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
+                        named)
+        return [to_hit(c, s) for s, c in scored[:k]]
+
+    def _informative(self, words: list[str]) -> list[str]:
+        """The query words FTS5 ranks by (both rankers get the same): the rarest words of the
+        query, at most MAX_FTS_WORDS, while their posting lists together stay within
+        DF_BUDGET documents or a quarter of the index (the rarest one always). BM25 must score every document an
+        OR-query matches; common words add many documents but little weight."""
+        df = self._word_df(words)
+        have = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
+        out: list[str] = []
+        total = 0
+        for w in have[:MAX_FTS_WORDS]:
+            if out and total + df[w] > max(DF_BUDGET, self.n_docs // 4):
+                break
+            out.append(w)
+            total += df[w]
+        return out
+
+    @staticmethod
+    def _accessible(c: dict, ctx: QueryContext) -> bool:
+        if c["name"] in ctx.exclude:
+            return False
+        if c["module"] != ctx.module:
+            return not c["private"]  # a private name is usable only in its own module
+        return ctx.line is None or c["line"] < ctx.line
+
+    def _fts(self, words: list[str], limit: int, kind: str | None,
+             weights: tuple[float, float, float]) -> list[dict]:
+        if not words:
+            return []
+        return self._fts_query(fts_expr(words), limit, kind, weights)
+
+    def _fts_query(self, expr: str, limit: int, kind: str | None,
+                   weights: tuple[float, float, float]) -> list[dict]:
+        # rank inside FTS5 first (its top-k path), then join the few rows kept
+        inner = ("SELECT rowid AS rid, bm25(fts, ?, ?, ?) AS s FROM fts WHERE fts MATCH ? "
+                 "ORDER BY s LIMIT ?")
+        args: list = [*weights, expr, limit * (4 if kind else 1)]
+        sql = (f"SELECT {', '.join('d.' + c for c in _KEYS)}, t.s FROM ({inner}) t "
+               "JOIN decls d ON d.id = t.rid")
+        if kind:
+            sql += " WHERE d.kind = ?"
+            args.append(kind)
+        sql += " ORDER BY t.s LIMIT ?"
+        args.append(limit)
+        return [dict(zip([*_KEYS, "bm25"], r)) for r in self._all(sql, args)]
+
+    def _word_df(self, words: list[str]) -> dict[str, int]:
+        missing = [w for w in words if w not in self._df]
+        if missing:
+            q = ",".join("?" * len(missing))
+            got = dict(self._all(f"SELECT term, df FROM vocab WHERE term IN ({q})", missing))
+            for w in missing:
+                self._df[w] = int(got.get(w, 0))
+        return {w: self._df[w] for w in words}
+
+    def _const_df(self, idents: list[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for i in idents:
+            toks = list(name_tokens(i))
+            dfs = self._word_df(toks)
+            for key in (i, i.rsplit(".", 1)[-1]):
+                out[key] = min((dfs[t] for t in name_tokens(key)), default=1) or 1
+        return out
+
+    # ---- names
+    def by_name(self, name: str) -> list[dict]:
+        return [_row(r) for r in self._all(f"SELECT {_COLS} FROM decls WHERE name = ?",
+                                           (name,))]
+
+    def resolve(self, ident: str, namespace: str = "", opens: tuple[str, ...] = (),
+                kind: str | None = None) -> list[dict]:
+        """Declarations ``ident`` can denote from ``namespace`` with ``opens``, as Lean resolves
+        it: the enclosing namespaces innermost first, then the root, then opened namespaces
+        (where a `protected` declaration is not found by its last component alone)."""
+        ident = ident.removeprefix("@")
+        if ident.startswith("_root_."):
+            cands = [ident.removeprefix("_root_.")]
+        else:
+            parts = namespace.split(".") if namespace else []
+            cands = [".".join([*parts[:i], ident]) for i in range(len(parts), 0, -1)]
+            cands.append(ident)
+        rows: list[dict] = []
+        for c in cands:
+            rows = self.by_name(c)
+            if rows:
+                break
+        if not rows:
+            for o in opens:
+                got = self.by_name(f"{o}.{ident}")
+                rows.extend(r for r in got if not (r["protected"] and "." not in ident))
+        if kind:
+            rows = [r for r in rows if r["kind"] == kind]
+        return rows
+
+    def exists(self, ident: str, namespace: str = "", opens: tuple[str, ...] = ()) -> bool:
+        if self.resolve(ident, namespace, opens):
+            return True
+        # `h.trans`-style generalized field notation: the head is a local, not a constant
+        return False
+
+    def lookup(self, name: str, k: int = 5) -> list[Hit]:
+        """Exact name first, then declarations whose name ends with `.name`."""
+        rows = self.by_name(name)
+        if not rows:
+            short = name.rsplit(".", 1)[-1]
+            rows = [r for r in (_row(x) for x in self._all(
+                f"SELECT {_COLS} FROM decls WHERE short = ? LIMIT 200", (short,)))
+                if r["name"].endswith("." + name) or r["name"] == name]
+        rows.sort(key=lambda r: (r["name"] != name, len(r["name"]), r["name"]))
+        return [to_hit(r, 1.0) for r in rows[:k]]
+
+    def suggest(self, name: str, k: int = 3) -> list[str]:
+        """Close existing names for a name that does not exist (for "did you mean")."""
+        short = name.rsplit(".", 1)[-1]
+        pool: set[str] = set()
+        for variant in {short, short.rstrip("'"), short.rstrip("'") + "'"}:
+            pool.update(r[0] for r in self._all(
+                "SELECT name FROM decls WHERE short = ? LIMIT 50", (variant,)))
+        toks = list(name_tokens(name))
+        if toks:
+            pool.update(r[0] for r in self._all(
+                "SELECT d.name FROM fts JOIN decls d ON d.id = fts.rowid WHERE fts MATCH ? "
+                "ORDER BY bm25(fts, 5.0, 0.0, 0.0) LIMIT 60",
+                ("name_tok : (" + fts_expr(toks) + ")",)))
+        pool.discard(name)
+        private = {r[0] for r in self._all(
+            f"SELECT name FROM decls WHERE private = 1 AND name IN ({','.join('?' * len(pool))})",
+            sorted(pool))} if pool else set()
+        return difflib.get_close_matches(name, sorted(pool - private), n=k, cutoff=0.75)
+
+    def stats(self) -> dict:
+        return {"path": str(self.path), "decls": self.n_docs,
+                "packages": [dict(zip(("name", "rev"), r))
+                             for r in self._all("SELECT name, rev FROM packages ORDER BY name")]}
+
+
+def open_index(workspace: Path, *, build: bool = True,
+               progress: Progress | None = None) -> LibraryIndex:
+    """The workspace's index, built (or rebuilt, when corrupt) on first need."""
+    path = index_path(workspace)
+    try:
+        con = check_index(path)
+        if not verify_checksum(path):
+            con.close()
+            raise CorruptIndex("its checksum does not match the last build")
+        return LibraryIndex(con, path)
+    except CorruptIndex:
+        if not build:
+            raise
+    build_index(workspace, progress=progress)
+    return LibraryIndex(check_index(path), path)
+
+
+__all__ = ["LibraryIndex", "Query", "QueryContext", "open_index", "to_hit"]
