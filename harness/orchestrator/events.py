@@ -30,6 +30,7 @@ KINDS = frozenset({
     "run_started", "run_resumed", "run_finished", "stage", "construct", "audit", "refine",
     "locked", "dispatch", "attempt", "repair", "blocked", "gate", "merge_intent", "merged",
     "reconciled", "unmerged", "cost", "note",
+    "placed", "lost",  # a Ray executor: where an attempt runs; an attempt a dying worker lost
 })
 
 
