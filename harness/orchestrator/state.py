@@ -280,8 +280,9 @@ def live_status(workspace: Path, file: Path) -> dict[str, Any] | None:
     info = read_lock(d / "lock.json")
     active = lock_holder_alive(info)
     workers = [{"worker": ev.get("worker"), "node": ev["node"], "attempt": ev.get("attempt"),
-                "since": ev.get("t"), "host": ev.get("host"), "pid": ev.get("pid"),
-                "node_id": ev.get("node_id")} for ev in st.inflight.values()] if active else []
+                "since": ev.get("t"),
+                **{k: ev[k] for k in ("host", "pid", "node_id") if ev.get(k)}}  # Ray: placed
+               for ev in st.inflight.values()] if active else []
     return {
         "run_id": d.name, "active": active, "pid": (info or {}).get("pid") if active else None,
         "stage": st.stage, "finished": st.finished, "workers": workers,
