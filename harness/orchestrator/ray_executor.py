@@ -324,8 +324,10 @@ class RayExecutor:
         flight.lost += 1
         self.lost += 1
         where = self._placed.pop(flight.job.aid, {})
+        # what the dead attempt spent died with it: it is charged its cap (the worst case)
         self._events.append(("lost", {"aid": flight.job.aid, "node": flight.job.node,
-                                      "times": flight.lost, "reason": why, **where}))
+                                      "times": flight.lost, "reason": why,
+                                      "cost": flight.job.budget_usd or 0.0, **where}))
         if flight.lost > MAX_LOST:
             return AttemptResult(aid=flight.job.aid, node=flight.job.node, kind=flight.job.kind,
                                  ok=False, reason=f"lost {flight.lost} times to dying Ray "

@@ -219,7 +219,8 @@ class Stage2:
         cap = self.cfg.attempt_cap()
         if self.cfg.budget is None or not cap:
             return None
-        running = self.executor.running()
+        assert self.sched is not None
+        running = self.sched.busy  # until its result is processed, an attempt may still spend
         k = 0
         while self.spent + (running + k) * cap < self.cfg.budget and k < self.cfg.workers:
             k += 1
@@ -232,6 +233,7 @@ class Stage2:
         for kind, data in events() if events is not None else ():
             if kind in ("lost", "placed", "note"):
                 self.log.append(kind, **data)
+            self.spent += float(data.get("cost", 0.0) or 0.0) if kind == "lost" else 0.0
             self.notify(kind, data)
 
     def _busy(self) -> bool:
