@@ -47,6 +47,7 @@ def connect(address: str | None, *, workers: int, runtime_env: dict[str, Any] | 
     Ray instance on this machine with ``workers`` CPUs. True when this process started it."""
     if ray.is_initialized():
         return False
+    _errors_to_stderr()
     kw: dict[str, Any] = dict(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False,
                               logging_level="ERROR", runtime_env=runtime_env)
     try:
@@ -60,6 +61,25 @@ def connect(address: str | None, *, workers: int, runtime_env: dict[str, Any] | 
         raise UsageError(f"run: cannot reach a Ray cluster at {where}: "
                          f"{str(err).splitlines()[0] if str(err) else type(err).__name__} "
                          "(start one with `ray start --head`, docs/cluster.md)") from None
+
+
+def _errors_to_stderr() -> None:
+    """Ray's driver prints the raylet's error messages ("A worker died …") on *stdout*
+    (ray/_private/worker.py, listen_error_messages), which would corrupt `run --json`; they go
+    to stderr instead (the executor reports a lost worker as its own `lost` event)."""
+    try:
+        from ray._private import worker as ray_worker
+    except ImportError:
+        return
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "_harness", False):
+        return
+
+    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+        original({**data, "is_err": True}, ignore_prefix)
+
+    to_stderr._harness = True  # type: ignore[attr-defined]
+    ray_worker.print_to_stdstream = to_stderr
 
 
 def check_capacity(lean_memory_gb: float) -> None:

@@ -16,6 +16,8 @@ from tests.orchestrator.support import fake_env
 
 TEMP_PREFIX = "hray"  # the leak guard (tests/conftest.py) looks for processes under it
 SECRET = "sk-ray-test-9f8e7d6c5b4a39281706"  # the key the workers' environment carries
+# a private test cluster on 127.0.0.1: no token file in ~/.ray, no usage reports
+RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
 def _port() -> int:
@@ -29,7 +31,7 @@ class Cluster:
         self.temp = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir="/tmp"))
         self.port = _port()
         self.address = f"127.0.0.1:{self.port}"
-        self.env = fake_env({"OPENAI_API_KEY": SECRET, "RAY_USAGE_STATS_ENABLED": "0"})
+        self.env = fake_env({"OPENAI_API_KEY": SECRET, **RAY_ENV})
         self.procs: list[subprocess.Popen] = []
         self.nodes, self.cpus = nodes, cpus
 

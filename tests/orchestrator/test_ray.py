@@ -19,14 +19,14 @@ from harness.blueprint.generate import generate_blueprint
 from harness.blueprint.parse import parse_file
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
-from tests.orchestrator.support import ROOT, fake_env, workspace
+from tests.orchestrator.support import fake_env, workspace
 from tests.orchestrator.test_run_cli import config, harness
 from tests.support.llm_server import ScriptedLLM, text
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(600)]
 
-from tests.orchestrator.ray_cluster import SECRET, Cluster  # noqa: E402
+from tests.orchestrator.ray_cluster import RAY_ENV, SECRET, Cluster  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def cluster():
 
 
 def _env() -> dict[str, str]:
-    return fake_env({"OPENAI_API_KEY": SECRET})
+    return fake_env({"OPENAI_API_KEY": SECRET, **RAY_ENV})
 
 
 def _events(ws: Path, f: Path) -> list[dict]:
@@ -159,6 +159,7 @@ def test_a_node_without_the_mathlib_build_stops_before_any_work(cluster, tmp_pat
     (ws / "lake-manifest.json").write_text(json.dumps({"version": "1.1.0", "packages": [
         {"name": "mathlib", "type": "git", "url": "https://github.com/leanprover-community/"
          "mathlib4", "rev": "0" * 40}]}))
+    config(ws, "http://127.0.0.1:9/v1", lean_memory_gb=0.2)  # never reached
     out = harness(["run", str(f), "--plain", "--executor", "ray", "--ray-address",
                    cluster.address], ws, _env(), timeout=300)
     assert out.returncode == 2, out.stderr
