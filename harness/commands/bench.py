@@ -3,7 +3,9 @@
 - parse: parse + plan on a generated blueprint of N nodes and of scale x N nodes;
 - context: prover context size against the whole file (agents.context);
 - merge: orchestrator overhead per merge, git + bookkeeping (orchestrator.benchmark);
-- schedule: pipelined scheduler vs barrier rounds vs the lower bound (orchestrator.benchmark).
+- schedule: pipelined scheduler vs barrier rounds vs the lower bound (orchestrator.benchmark);
+- executor: the same generated run on local threads and on Ray here, equal workers
+  (orchestrator.executor_bench; needs the `ray` extra).
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ from harness.report.output import console, emit_json, err_console
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="benchmarks (parse: parse + plan on generated blueprints)",
                        description=__doc__)
-    p.add_argument("what", choices=["parse", "context", "merge", "schedule"],
+    p.add_argument("what", choices=["parse", "context", "merge", "schedule", "executor"],
                    help="which benchmark")
     p.add_argument("--nodes", type=int, default=None,
                    help="nodes (default: parse 5000, context 3000, merge 1000, schedule 258)")
     p.add_argument("--scale", type=int, default=10, help="size factor for the scaling run")
+    p.add_argument("--workers", type=int, default=2, help="executor: parallel attempts")
+    p.add_argument("--attempt-s", type=float, default=1.0,
+                   help="executor: mean synthetic attempt length in seconds")
     p.add_argument("--repeat", type=int, default=3, help="runs per size (best is kept)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
@@ -104,6 +109,11 @@ def _other(args: argparse.Namespace) -> dict:
         from harness.orchestrator.benchmark import merge_overhead
 
         result = merge_overhead(args.nodes or 1000)
+    elif args.what == "executor":  # local threads vs a Ray instance here (needs the extra)
+        from harness.orchestrator.executor_bench import executor_benchmark
+
+        result = executor_benchmark(args.nodes or 40, workers=args.workers,
+                                    mean_s=args.attempt_s)
     else:
         from harness.orchestrator.benchmark import scheduling
 

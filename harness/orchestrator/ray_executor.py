@@ -126,7 +126,7 @@ class NodeService:
 
     def warm(self, header: str) -> float | None:
         """Start the REPL and elaborate ``header`` (seconds taken; None when it cannot)."""
-        if self.problem is not None:
+        if self.problem is not None or not self.spec.needs_lean:
             return None
         t0 = time.monotonic()
         try:
@@ -192,6 +192,7 @@ class RemotePool:
 
 # ---- the attempt task ----------------------------------------------------------------------
 _checked: dict[str, str | None] = {}  # no service on this node: the check, once per process
+_services: dict[str, tuple[Any, str | None]] = {}  # service name -> (handle, its check)
 
 
 @ray.remote(max_retries=0)
@@ -201,16 +202,18 @@ def run_attempt(job_json: str, spec_json: str) -> str:
     node_id = ray.get_runtime_context().get_node_id()
     pid, host = os.getpid(), socket.gethostname()
     os.environ["HARNESS_ATTEMPT_OWNER"] = str(pid)  # Lean children carry it: orphans are reaped
-    svc: Any = None
-    try:
-        svc = ray.get_actor(service_name(node_id, spec), namespace=NAMESPACE)
-        problem = ray.get(svc.check.remote(), timeout=CHECK_TIMEOUT_S)[0]
+    name = service_name(node_id, spec)
+    if name not in _services:  # once per worker process: the handle and the node's verdict
+        try:
+            h = ray.get_actor(name, namespace=NAMESPACE)
+            _services[name] = (h, ray.get(h.check.remote(), timeout=CHECK_TIMEOUT_S)[0])
+        except (ValueError, RayError):  # the head has not made this node's service (yet)
+            if spec.digest() not in _checked:
+                _checked[spec.digest()] = node_problem(spec)
+            svc, problem = None, _checked[spec.digest()]
+    if name in _services:
+        svc, problem = _services[name]
         svc.started.remote(job.aid, pid)
-    except (ValueError, RayError):  # the head has not made this node's service (yet)
-        svc = None
-        if spec.digest() not in _checked:
-            _checked[spec.digest()] = node_problem(spec)
-        problem = _checked[spec.digest()]
     if problem:
         res = AttemptResult(aid=job.aid, node=job.node, kind=job.kind, ok=False,
                             reason=f"node {host}: {problem}", fatal=f"ray node {host}: {problem}")
@@ -244,7 +247,9 @@ class RayExecutor:
         self._notify = notify or (lambda kind, data: None)
         self._flights: dict[Any, _Flight] = {}
         self._events: list[tuple[str, dict[str, Any]]] = []
-        self._services: dict[str, Any] = {}
+        self._services: dict[str, Any] = {}  # node id -> its service (None: unusable)
+        self._checking: dict[str, tuple[Any, Any, float]] = {}  # node id -> (handle, ref, t0)
+        self._load_refs: dict[str, Any] = {}
         self._header: str | None = None
         self._next_load = 0.0
         self._placed: dict[str, dict[str, Any]] = {}  # aid -> where it was seen running
@@ -255,43 +260,67 @@ class RayExecutor:
 
     # ---- nodes
     def _discover(self, strict: bool = False) -> None:
-        """A service for every live node we have none for; each is checked now. ``strict`` (at
-        start): a node that cannot run attempts stops the run before any work (exit 2)."""
-        new: dict[str, Any] = {}
+        """A service for every live node we have none for. ``strict`` (at start): each is
+        checked now, and a node that cannot run attempts stops the run before any work (exit
+        2); later (nodes that join during the run) the checks are collected by ``_tick``."""
         for n in ray.nodes():
             nid = n["NodeID"]
-            if not n.get("Alive") or nid in self._services:
+            if not n.get("Alive") or nid in self._services or nid in self._checking:
                 continue
             if n["Resources"].get("memory", 0) < self._mem:
                 continue  # cannot hold the warm Lean: its attempts run without one
-            new[nid] = NodeService.options(
+            h = NodeService.options(
                 name=service_name(nid, self.spec), namespace=NAMESPACE, get_if_exists=True,
                 memory=self._mem, scheduling_strategy=NodeAffinitySchedulingStrategy(nid, False),
             ).remote(self._spec_json)
-        for nid, h in new.items():
-            try:
-                problem, host, _ = ray.get(h.check.remote(), timeout=CHECK_TIMEOUT_S)
-            except (GetTimeoutError, RayError) as err:
-                problem, host = f"its service did not start: {type(err).__name__}", nid[:12]
-            if problem:
-                ray.kill(h)
-                if strict:
-                    self.shutdown()
-                    raise UsageError(f"run: Ray node {host} ({nid[:12]}): {problem}")
-                self._events.append(("note", {"message": f"Ray node {host}: {problem}"}))
-                self._services[nid] = None
-                continue
-            self._services[nid] = h
-            if self._header is not None:
-                h.warm.remote(self._header)
+            self._checking[nid] = (h, h.check.remote(), time.monotonic())
+        if strict:
+            for nid, (h, ref, _) in list(self._checking.items()):
+                try:
+                    answer = ray.get(ref, timeout=CHECK_TIMEOUT_S)
+                except (GetTimeoutError, RayError) as err:
+                    answer = (f"its service did not start: {type(err).__name__}", nid[:12], nid)
+                self._checked(nid, answer, strict=True)
 
-    def nodes(self) -> list[dict[str, Any]]:
+    def _checked(self, nid: str, answer: tuple[str | None, str, str], strict: bool) -> None:
+        h, _, _ = self._checking.pop(nid)
+        problem, host, _ = answer
+        if problem:
+            ray.kill(h)
+            if strict:
+                self.shutdown()
+                raise UsageError(f"run: Ray node {host} ({nid[:12]}): {problem}")
+            self._events.append(("note", {"message": f"Ray node {host}: {problem}"}))
+            self._services[nid] = None
+            return
+        self._services[nid] = h
+        if self._header is not None:
+            h.warm.remote(self._header)
+
+    def _collect_checks(self) -> None:
+        for nid, (h, ref, t0) in list(self._checking.items()):
+            ready, _ = ray.wait([ref], timeout=0)
+            if ready:
+                try:
+                    answer = ray.get(ref)
+                except RayError as err:
+                    answer = (f"its service did not start: {type(err).__name__}", nid[:12], nid)
+                self._checked(nid, answer, strict=False)
+            elif time.monotonic() - t0 > CHECK_TIMEOUT_S:
+                self._checked(nid, (f"no answer to its check within {CHECK_TIMEOUT_S:g}s",
+                                    nid[:12], nid), strict=False)
+
+    def nodes(self, timeout: float = 5.0) -> list[dict[str, Any]]:
         """Each node's load (its service's answer), for the live view and the benchmark."""
         refs = {nid: h.load.remote() for nid, h in self._services.items() if h is not None}
+        return self._loads(refs, timeout)
+
+    @staticmethod
+    def _loads(refs: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
         out = []
         for nid, ref in refs.items():
             try:
-                out.append(ray.get(ref, timeout=5.0))
+                out.append(ray.get(ref, timeout=timeout))
             except (GetTimeoutError, RayError):
                 out.append({"node_id": nid, "host": "?", "running": [], "gone": True})
         return out
@@ -356,12 +385,25 @@ class RayExecutor:
         return None
 
     def _tick(self) -> None:
+        """Every LOAD_EVERY_S: collect the loads asked for last time (never waiting on them)
+        and ask again; find nodes that joined; collect their checks."""
         now = time.monotonic()
         if now < self._next_load or self._closed:
             return
         self._next_load = now + LOAD_EVERY_S
+        if self._load_refs:
+            ready, _ = ray.wait(list(self._load_refs.values()),
+                                num_returns=len(self._load_refs), timeout=0)
+            done = {nid: r for nid, r in self._load_refs.items() if r in ready}
+            self._report(self._loads(done, 0.0)
+                         + [{"node_id": nid, "host": "?", "running": [], "busy": True}
+                            for nid in self._load_refs if nid not in done])
+        self._load_refs = {nid: h.load.remote() for nid, h in self._services.items()
+                           if h is not None}
         self._discover()
-        nodes = self.nodes()
+        self._collect_checks()
+
+    def _report(self, nodes: list[dict[str, Any]]) -> None:
         mine = {f.job.aid for f in self._flights.values()}
         for n in nodes:
             for r in n.get("running", []):
@@ -406,6 +448,9 @@ class RayExecutor:
                 pass
             ray.kill(h)
         self._services.clear()
+        for h, _, _ in self._checking.values():
+            ray.kill(h)
+        self._checking.clear()
         if self._started:
             ray.shutdown()
 

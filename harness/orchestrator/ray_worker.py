@@ -34,6 +34,7 @@ class WorkerSpec(BaseModel):
     workspace_mode: Literal["shared", "runtime_env"] = "shared"
     # "module:function" taking (spec, pool) -> Runner; the real one by default (tests name theirs)
     factory: str = "harness.orchestrator.ray_worker:real_runner"
+    needs_lean: bool = True  # False only for synthetic runners (the executor benchmark)
 
     def digest(self) -> str:
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]
@@ -74,6 +75,8 @@ def node_problem(spec: WorkerSpec) -> str | None:
     from harness.errors import HarnessError
     from harness.lean.toolchain import find_toolchain
 
+    if not spec.needs_lean:
+        return None
     try:
         find_toolchain(ws, spec.lake)
     except HarnessError as err:
