@@ -4,6 +4,7 @@
 - context: prover context size against the whole file (agents.context);
 - merge: orchestrator overhead per merge, git + bookkeeping (orchestrator.benchmark);
 - schedule: pipelined scheduler vs barrier rounds vs the lower bound (orchestrator.benchmark);
+- warm: a cold `check_node` against a warm REPL per goal query (needs --lake);
 - executor: the same generated run on local threads and on Ray here, equal workers
   (orchestrator.executor_bench; needs the `ray` extra).
 """
@@ -24,12 +25,13 @@ from harness.report.output import console, emit_json, err_console
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="benchmarks (parse: parse + plan on generated blueprints)",
                        description=__doc__)
-    p.add_argument("what", choices=["parse", "context", "merge", "schedule", "executor"],
+    p.add_argument("what", choices=["parse", "context", "merge", "schedule", "executor", "warm"],
                    help="which benchmark")
     p.add_argument("--nodes", type=int, default=None,
                    help="nodes (default: parse 5000, context 3000, merge 1000, schedule 258)")
     p.add_argument("--scale", type=int, default=10, help="size factor for the scaling run")
     p.add_argument("--workers", type=int, default=2, help="executor: parallel attempts")
+    p.add_argument("--lake", help="warm: the lake to measure with")
     p.add_argument("--attempt-s", type=float, default=1.0,
                    help="executor: mean synthetic attempt length in seconds")
     p.add_argument("--repeat", type=int, default=3, help="runs per size (best is kept)")
@@ -109,6 +111,12 @@ def _other(args: argparse.Namespace) -> dict:
         from harness.orchestrator.benchmark import merge_overhead
 
         result = merge_overhead(args.nodes or 1000)
+    elif args.what == "warm":  # what a node's warm REPL saves per goal query
+        from harness.orchestrator.executor_bench import warm_lean_saving
+
+        if not args.lake:
+            raise UsageError("bench warm: give --lake PATH (a real lake, or tests/fakes/lake)")
+        result = warm_lean_saving(args.lake)
     elif args.what == "executor":  # local threads vs a Ray instance here (needs the extra)
         from harness.orchestrator.executor_bench import executor_benchmark
 

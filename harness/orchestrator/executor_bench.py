@@ -148,3 +148,50 @@ def executor_benchmark(n_nodes: int = 60, workers: int = 2, mean_s: float = 0.2,
             "added_overhead_ms": (round(on_ray["overhead_ms_mean"] - local["overhead_ms_mean"], 2)
                                   if on_ray["overhead_ms_mean"] is not None else None),
             "makespan_ratio": round(on_ray["makespan_s"] / local["makespan_s"], 3)}
+
+
+def warm_lean_saving(lake: str, n_checks: int = 10, n_nodes: int = 40) -> dict[str, Any]:
+    """Per goal query: a cold check (``check_node``: a fresh Lean elaborates the header and
+    the file) against the node service's warm REPL (header elaborated once, then one command
+    per query), on a generated blueprint. With the Lean doubles, set their cost model
+    (FAKE_LEAN_IMPORT_S, FAKE_LEAN_DECL_S: tests/fakes/README.md) to give the header a cost."""
+    import os
+
+    from harness.blueprint.parse import parse_text
+    from harness.lean.nodecheck import build_check_text, check_node
+    from harness.lean.pool import ReplPool
+    from harness.lean.toolchain import find_toolchain
+
+    with tempfile.TemporaryDirectory(prefix="hwarm") as tmp:
+        ws = Path(tmp)
+        (ws / "lakefile.lean").write_text("import Lake\nopen Lake DSL\n\npackage bench\n")
+        f = ws / "Gen.lean"
+        f.write_text(generate_blueprint(n_nodes, seed=0))
+        bp = parse_text(f.read_text(), f)
+        tc = find_toolchain(ws, str(Path(lake).resolve()) if Path(lake).exists() else lake)
+        labels = [d.label for d in bp.decls if d.is_node and d.kind.is_proof][:n_checks]
+        header = bp.text[:bp.header_span.end]
+        cold: list[float] = []
+        for label in labels:
+            t0 = time.perf_counter()
+            check_node(tc, ws, bp, label, "by\n  sorry", timeout_s=120)
+            cold.append(time.perf_counter() - t0)
+        warm: list[float] = []
+        with ReplPool(tc.repl(), cwd=ws, timeout_s=120) as pool:
+            t0 = time.perf_counter()
+            with pool.session(header):
+                pass
+            warmup = time.perf_counter() - t0
+            for label in labels:
+                check, marks = build_check_text(bp, bp.node(label), "by\n  sorry", "")
+                code = check[bp.header_span.end:marks["end"]]
+                t0 = time.perf_counter()
+                pool.command(header, code, timeout_s=120)
+                warm.append(time.perf_counter() - t0)
+    c, w = statistics.median(cold), statistics.median(warm)
+    model = {k: os.environ[k] for k in ("FAKE_LEAN_IMPORT_S", "FAKE_LEAN_DECL_S")
+             if k in os.environ}
+    return {"benchmark": "warm-lean", "checks": len(labels), "cost_model": model,
+            "cold_ms_p50": round(1000 * c, 1), "warm_ms_p50": round(1000 * w, 1),
+            "saving_ms_per_query": round(1000 * (c - w), 1),
+            "warmup_s": round(warmup, 3), "speedup": round(c / w, 1) if w else None}
