@@ -70,3 +70,52 @@ def test_budget_bounds_attempts_in_flight(tmp_path) -> None:
     assert caps and set(caps) == {0.01}
     s2, res2 = run_session(workspace(tmp_path / "b"), runner, workers=4, budget=0.02)
     assert res2.cost_usd <= 0.02 + 0.02 / 4 + 1e-9  # default cap: budget / workers
+
+
+def test_orphaned_lean_of_a_dead_worker_is_reaped() -> None:
+    """A killed Ray worker leaves its Lean child behind; the node service kills the group of
+    any process whose owner (HARNESS_ATTEMPT_OWNER) is gone — and leaves live owners alone."""
+    import os
+
+    from harness.orchestrator.ray_worker import reap_orphans
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    code = "import time\nwhile True: time.sleep(1)"
+    orphan = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                              env={**os.environ, "HARNESS_ATTEMPT_OWNER": str(dead.pid)})
+    kept = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                            env={**os.environ, "HARNESS_ATTEMPT_OWNER": str(os.getpid())})
+    try:
+        import time
+
+        time.sleep(0.5)  # both have exec'd (their environ is readable)
+        assert reap_orphans() >= 1
+        assert orphan.wait(timeout=10) == -9
+        assert kept.poll() is None
+    finally:
+        for p in (orphan, kept):
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+
+
+def test_live_view_shows_cluster_nodes_and_lost_attempts() -> None:
+    import io
+
+    from rich.console import Console
+
+    from harness.orchestrator.view import LiveView, PlainView
+
+    con = Console(file=io.StringIO(), force_terminal=False, width=120)
+    v = LiveView(con)
+    v("cluster", {"nodes": [{"node_id": "ab12cd34ef56aa", "host": "gpu07", "loadavg": 3.5,
+                             "running": [{"aid": "x#1", "pid": 7}], "done": 4, "warm_s": 2.5}]})
+    v("lost", {"aid": "x#1", "pid": 7, "host": "gpu07", "reason": "WorkerCrashedError: gone"})
+    v.close()
+    out = con.file.getvalue()
+    assert "cluster node" in out and "gpu07" in out and "ab12cd34ef56" in out and "2.5s" in out
+    assert "lost x#1 (worker 7 on gpu07 died" in out
+    plain = io.StringIO()
+    PlainView(plain)("lost", {"aid": "y#2", "reason": "NodeDiedError: x"})
+    assert "lost y#2" in plain.getvalue() and "re-dispatched" in plain.getvalue()
