@@ -346,7 +346,11 @@ class RayExecutor:
             time.sleep(max(0.0, min(timeout, LOAD_EVERY_S)))
             return []
         refs = list(self._flights)
-        ready, _ = ray.wait(refs, num_returns=1, timeout=max(timeout, 0.0))
+        try:
+            ready, _ = ray.wait(refs, num_returns=1, timeout=max(timeout, 0.0))
+        except KeyboardInterrupt:  # Ctrl-C / SIGTERM: cancel the tasks now, so that the
+            self.abort()  # session's clean-up does not wait for attempts on other machines
+            raise
         if ready:
             ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
         out: list[AttemptResult] = []

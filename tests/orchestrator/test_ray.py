@@ -167,3 +167,31 @@ def test_a_node_without_the_mathlib_build_stops_before_any_work(cluster, tmp_pat
     assert "Ray node" in line and "mathlib missing" in line and "Traceback" not in out.stderr
     assert not any(e["kind"] == "dispatch" for e in _events(ws, f))
     assert not (ws / ".git").exists()  # found before the record was created
+
+
+def test_ctrl_c_on_ray_cancels_the_attempts_and_exits_130(cluster, tmp_path) -> None:
+    f = workspace(tmp_path)
+    ws = f.parent.parent
+    with ScriptedLLM(lambda req: text("```lean\nby\n  omega\n```", delay=120)) as srv:
+        config(ws, srv.base_url, workers=2, lean_memory_gb=0.2)
+        p = subprocess.Popen([sys.executable, "-m", "harness", "run", str(f), "--plain",
+                              "--executor", "ray", "--ray-address", cluster.address],
+                             cwd=ws, env=_env(), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            _wait_for(lambda: run_dir(ws, f).joinpath("events.jsonl").exists() and any(
+                e["kind"] == "placed" for e in _events(ws, f)), 240, "an attempt on a worker")
+            t0 = time.monotonic()
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=120)
+            took = time.monotonic() - t0
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    assert p.returncode == 130, err
+    res = json.loads((run_dir(ws, f) / "result.json").read_text())
+    assert res["stop_reason"] == "interrupted"
+    # nothing waited for the two-minute model answers; in-flight attempts are not failures
+    assert took < 60, took
+    assert not any(e["kind"] == "attempt" for e in _events(ws, f))
