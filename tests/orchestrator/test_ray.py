@@ -193,5 +193,5 @@ def test_ctrl_c_on_ray_cancels_the_attempts_and_exits_130(cluster, tmp_path) -> 
     res = json.loads((run_dir(ws, f) / "result.json").read_text())
     assert res["stop_reason"] == "interrupted"
     # nothing waited for the two-minute model answers; in-flight attempts are not failures
-    assert took < 60, took
+    assert took < 100, took  # the model would have answered after 120 s
     assert not any(e["kind"] == "attempt" for e in _events(ws, f))
