@@ -195,3 +195,31 @@ def test_ctrl_c_on_ray_cancels_the_attempts_and_exits_130(cluster, tmp_path) -> 
     # nothing waited for the two-minute model answers; in-flight attempts are not failures
     assert took < 100, took  # the model would have answered after 120 s
     assert not any(e["kind"] == "attempt" for e in _events(ws, f))
+
+
+def test_own_ray_instance_with_the_workspace_as_runtime_env(tmp_path) -> None:
+    """No --ray-address: `run` starts Ray on this machine (and stops it); the workers get the
+    workspace as Ray's working_dir, without .lake/.harness/.git, and run in that copy."""
+    import tempfile
+
+    from tests.orchestrator.ray_cluster import TEMP_PREFIX
+
+    f = workspace(tmp_path, generate_blueprint(6, seed=2, proved_fraction=0.0), "Gen.lean")
+    ws = f.parent.parent
+    (ws / ".lake").mkdir()
+    (ws / ".lake" / "big.bin").write_bytes(b"\0" * 1024)  # must not be shipped
+    raytmp = tempfile.mkdtemp(prefix=TEMP_PREFIX, dir="/tmp")
+    with ScriptedLLM(lambda req: text("```lean\nby\n  omega\n```")) as srv:
+        config(ws, srv.base_url, workers=2, batch_window=0.1, lean_memory_gb=0.2,
+               executor="ray", ray_workspace="runtime_env")
+        out = harness(["run", str(f), "--json"], ws, {**_env(), "RAY_TMPDIR": raytmp},
+                      timeout=400)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["counts"]["open"] == 0 and res["attempts"] >= 1
+    attempts = [e for e in _events(ws, f) if e["kind"] == "attempt"]
+    assert attempts and all(e["node_id"] != "local" and e["pid"] for e in attempts)
+    shipped = [p for p in Path(raytmp).rglob("*") if p.name == "big.bin"]
+    assert not shipped, "the runtime environment carried .lake"
+    assert any(p.name == "Gen.lean" for p in Path(raytmp).rglob("*.lean")), \
+        "the workers did not get the workspace"
