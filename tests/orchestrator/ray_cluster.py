@@ -4,6 +4,7 @@ process groups under a private temp dir, stopped by process group id (never by n
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -95,6 +96,7 @@ class Cluster:
             except ProcessLookupError:
                 pass
             p.wait(timeout=10)
+        shutil.rmtree(self.temp, ignore_errors=True)
 
     def files_containing(self, needle: str) -> list[str]:
         """Every file under the cluster's temp dir (logs, session data) holding ``needle``."""

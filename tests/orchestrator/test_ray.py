@@ -223,3 +223,6 @@ def test_own_ray_instance_with_the_workspace_as_runtime_env(tmp_path) -> None:
     assert not shipped, "the runtime environment carried .lake"
     assert any(p.name == "Gen.lean" for p in Path(raytmp).rglob("*.lean")), \
         "the workers did not get the workspace"
+    import shutil
+
+    shutil.rmtree(raytmp, ignore_errors=True)
