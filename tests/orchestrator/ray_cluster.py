@@ -96,6 +96,9 @@ class Cluster:
             except ProcessLookupError:
                 pass
             p.wait(timeout=10)
+        deadline = time.monotonic() + 15  # Ray's workers exit on their own once the raylet is
+        while time.monotonic() < deadline and _orphaned_ray():  # gone: wait for them
+            time.sleep(0.2)
         shutil.rmtree(self.temp, ignore_errors=True)
 
     def files_containing(self, needle: str) -> list[str]:
@@ -109,3 +112,18 @@ class Cluster:
             except OSError:
                 continue
         return hits
+
+
+def _orphaned_ray() -> bool:
+    """A Ray worker process (``ray::…``) whose parent is gone (reparented to init)."""
+    for e in Path("/proc").iterdir():
+        if not e.name.isdigit():
+            continue
+        try:
+            cmd = (e / "cmdline").read_bytes()
+            stat = (e / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if cmd.startswith(b"ray::") and stat[1] == "1" and stat[0] != "Z":
+            return True
+    return False
