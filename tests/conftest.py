@@ -1,4 +1,4 @@
-"""Suite-wide guard: no zombie and no stray Lean-double process may outlive the tests."""
+"""Suite-wide guard: no zombie, no stray Lean-double and no Ray process may outlive the tests."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 FAKES = str(Path(__file__).resolve().parent / "fakes")
+RAY_TMP = "/tmp/hray"  # the test clusters' temp dirs (tests/orchestrator/ray_cluster.py)
 
 
 def _processes() -> list[tuple[int, int, str, str]]:
@@ -49,8 +50,10 @@ def leaks() -> list[str]:
             continue
         if ppid == me and state == "Z":
             found.append(f"zombie child {pid}")
-        elif FAKES in cmd and (ppid == 1 or ours(pid)):
-            found.append(f"stray Lean double {pid}: {cmd.strip()[:120]}")
+        elif (FAKES in cmd or RAY_TMP in cmd or cmd.startswith("ray::")) \
+                and (ppid == 1 or ours(pid)):
+            what = "Lean double" if FAKES in cmd else "Ray process"
+            found.append(f"stray {what} {pid}: {cmd.strip()[:120]}")
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:

@@ -10,7 +10,10 @@
   (report.benchmark; --nodes N: one size);
 - index: the library index on a generated Mathlib-sized tree (library.benchmark; --files N);
 - premises: premise recall@1/@10 and ms/query of the ranker vs plain BM25 on a Lean tree
-  (`--corpus DIR`, or a generated one of --files N files; library.premises).
+  (`--corpus DIR`, or a generated one of --files N files; library.premises);
+- warm: a cold `check_node` against a warm REPL per goal query (needs --lake);
+- executor: the same generated run on local threads and on Ray here, equal workers
+  (orchestrator.executor_bench; needs the `ray` extra).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__)
     p.add_argument("what",
                    choices=["parse", "context", "merge", "schedule", "project", "graph",
-                            "index", "premises"],
+                            "index", "premises", "executor", "warm"],
                    help="which benchmark")
     p.add_argument("--nodes", type=int, default=None,
                    help="nodes (default: parse 5000, context 3000, merge 1000, schedule 258)")
@@ -40,6 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-baseline", action="store_true",
                    help="project: skip the (slow) per-file baseline")
     p.add_argument("--scale", type=int, default=10, help="size factor for the scaling run")
+    p.add_argument("--workers", type=int, default=2, help="executor: parallel attempts")
+    p.add_argument("--lake", help="warm: the lake to measure with")
+    p.add_argument("--attempt-s", type=float, default=1.0,
+                   help="executor: mean synthetic attempt length in seconds")
     p.add_argument("--repeat", type=int, default=3, help="runs per size (best is kept)")
     p.add_argument("--corpus", type=Path, default=None, metavar="DIR",
                    help="premises: the Lean tree to measure (default: a generated one)")
@@ -145,6 +152,17 @@ def _other(args: argparse.Namespace) -> dict:
         from harness.report.benchmark import graph_layout
 
         result = graph_layout([args.nodes] if args.nodes else [100, 1000, 5000], args.repeat)
+    elif args.what == "warm":  # what a node's warm REPL saves per goal query
+        from harness.orchestrator.executor_bench import warm_lean_saving
+
+        if not args.lake:
+            raise UsageError("bench warm: give --lake PATH (a real lake, or tests/fakes/lake)")
+        result = warm_lean_saving(args.lake)
+    elif args.what == "executor":  # local threads vs a Ray instance here (needs the extra)
+        from harness.orchestrator.executor_bench import executor_benchmark
+
+        result = executor_benchmark(args.nodes or 40, workers=args.workers,
+                                    mean_s=args.attempt_s)
     else:
         from harness.orchestrator.benchmark import scheduling
 

@@ -40,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", type=Path, help="config file (default: WORKSPACE/harness.toml)")
     p.add_argument("--model", help="model for every LLM role (overrides the config, "
                                    "HARNESS_MODEL and OPENAI_MODEL)")
+    p.add_argument("--executor", choices=["local", "ray"],
+                   help="where attempts run: local threads (default) or a Ray cluster")
+    p.add_argument("--ray-address", help="Ray cluster to join (\"auto\": the local `ray start`; "
+                                         "default: start Ray on this machine)")
     add_lake_arg(p)
     view = p.add_mutually_exclusive_group()
     view.add_argument("--live", dest="live", action="store_true", default=None,
@@ -66,7 +70,12 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from(cfg, {"workers": args.workers, "max_rounds": args.max_rounds,
                                    "budget": args.budget, "stage": args.stage,
                                    "batch_size": args.batch_size,
-                                   "batch_window": args.batch_window})
+                                   "batch_window": args.batch_window,
+                                   "executor": args.executor, "ray_address": args.ray_address})
+    if settings.executor == "ray":  # before anything else: Ray missing is one line, exit 2
+        from harness.orchestrator.ray_setup import require_ray
+
+        require_ray()
     import sys
 
     from harness.preflight.require import require_ready

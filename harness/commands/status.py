@@ -64,5 +64,19 @@ def run(args: argparse.Namespace) -> int:
     if live:
         out.print(f"[bold]Run[/] {live.get('run_id', '?')}: " + ", ".join(
             f"{k}={v}" for k, v in live.items() if k != "run_id" and not isinstance(v, (dict, list))))
+        _print_placement(out, live)
     print_problems(a)
     return int(code)
+
+
+def _print_placement(out, live: dict) -> None:
+    """Where attempts ran and run (a Ray executor logs node, host and worker pid)."""
+    hosts = live.get("hosts") or {}
+    if hosts:
+        out.print("attempts by host: " + ", ".join(
+            f"{h} {v['attempts']}" + (f" ({v['lost']} lost)" if v.get("lost") else "")
+            for h, v in sorted(hosts.items())))
+    for w in live.get("workers") or []:
+        if w.get("host"):
+            out.print(f"  running {w['node']} #{w.get('attempt')} on {w['host']} "
+                      f"(node {str(w.get('node_id', ''))[:12]}, pid {w.get('pid')})")

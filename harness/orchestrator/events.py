@@ -33,6 +33,7 @@ KINDS = frozenset({
     "certified", "reopened",  # the final certification (orchestrator/certify.py)
     "compile", "restate", "restated",  # stage 1: Lean errors, their repair, changed statements
     "breakage",  # stage 2: the record fails the gate outside a batch (and the repair step)
+    "placed", "lost",  # a Ray executor: where an attempt runs; an attempt a dying worker lost
 })
 
 

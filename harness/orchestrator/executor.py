@@ -9,7 +9,9 @@ subprocesses, so threads suffice).
 
 from __future__ import annotations
 
+import os
 import queue
+import socket
 import threading
 import time
 import traceback
@@ -31,6 +33,7 @@ class AttemptJob(BaseModel):
     text: str  # the record's text at ``commit``
     feedback: list[str] = Field(default_factory=list)  # earlier failures of this node
     worker: int = 0
+    budget_usd: float | None = None  # this attempt's spending cap (enforced where it runs)
 
 
 class AttemptResult(BaseModel):
@@ -47,6 +50,14 @@ class AttemptResult(BaseModel):
     cost: float = 0.0
     seconds: float = 0.0
     fatal: str = ""  # the whole run must stop (e.g. the endpoint rejected the API key)
+    # where it ran (the event log and `status` show it): cluster node, host, worker process
+    node_id: str = ""
+    host: str = ""
+    pid: int = 0
+    lost: int = 0  # times a dying worker lost this attempt and it was re-dispatched
+
+    def placement(self) -> dict[str, object]:
+        return {"node_id": self.node_id, "host": self.host, "pid": self.pid, "lost": self.lost}
 
 
 Runner = Callable[[AttemptJob], AttemptResult]
@@ -73,6 +84,9 @@ def safe_run(runner: Runner, job: AttemptJob) -> AttemptResult:
                             reason=f"internal error: {type(err).__name__}: {err}{where}")
     if not res.seconds:
         res.seconds = round(time.monotonic() - t0, 3)
+    res.host = res.host or socket.gethostname()
+    res.pid = res.pid or os.getpid()
+    res.node_id = res.node_id or "local"
     return res
 
 

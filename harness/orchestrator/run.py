@@ -45,6 +45,12 @@ class RunSettings(BaseModel):
     batch_window: float = Field(default=2.0, ge=0)
     attempts_before_repair: int = Field(default=3, ge=1)
     max_attempts: int = Field(default=12, ge=1)  # per node, then it is blocked
+    # where attempts run (docs/cluster.md): "local" threads, or Ray tasks on a cluster
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None  # None: a Ray instance on this machine; "auto": the cluster
+    lean_memory_gb: float = Field(default=8.0, gt=0)  # one Lean process on this workspace
+    ray_workspace: Literal["shared", "runtime_env"] = "shared"  # how workers see the workspace
+    attempt_usd: float | None = Field(default=None, gt=0)  # one attempt's cap (budget / workers)
 
 
 class NodeResult(BaseModel):
@@ -225,7 +231,8 @@ class Session:
                                    batch_window=self.settings.batch_window,
                                    attempts_before_repair=self.settings.attempts_before_repair,
                                    max_attempts=self.settings.max_attempts,
-                                   budget=self.settings.budget, adjust=self.adjust)
+                                   budget=self.settings.budget, adjust=self.adjust,
+                                   attempt_usd=self.settings.attempt_usd)
                 executor = services.make_executor(services.runner, self.settings.workers)
                 try:
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,

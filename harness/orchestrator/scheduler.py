@@ -188,18 +188,18 @@ class Scheduler:
         return out
 
     # ---- transitions ---------------------------------------------------------------------------
-    def dispatch(self, now: float) -> list[Dispatch]:
-        """Start as many attempts as policy and free workers allow."""
+    def dispatch(self, now: float, limit: int | None = None) -> list[Dispatch]:
+        """Start as many attempts as policy and free workers allow (at most ``limit``)."""
         if self.config.policy == Policy.BARRIER:
-            return self._dispatch_barrier()
+            return self._dispatch_barrier(limit)
         out: list[Dispatch] = []
-        while self.free_workers and self._heap:
+        while self.free_workers and self._heap and (limit is None or len(out) < limit):
             _, n = heapq.heappop(self._heap)
             if self._is_ready(n):
                 out.append(self._start(n))
         return out
 
-    def _dispatch_barrier(self) -> list[Dispatch]:
+    def _dispatch_barrier(self, limit: int | None = None) -> list[Dispatch]:
         out: list[Dispatch] = []
         live = (NodeState.RUNNING, NodeState.PENDING, NodeState.GATING)
         self._batch = {n for n in self._batch
@@ -214,7 +214,7 @@ class Scheduler:
             self._batch = set(self._round_queue[:k])
             self._round_queue = self._round_queue[k:]
         for n in sorted(self._batch, key=lambda n: self._index.get(n, 0)):
-            if not self.free_workers:
+            if not self.free_workers or (limit is not None and len(out) >= limit):
                 break
             if self._is_ready(n):
                 out.append(self._start(n))

@@ -18,7 +18,7 @@ from harness.agents.config import Budgets, HarnessConfig, load_config, resolve_e
 from harness.blueprint.parse import parse_text
 
 from harness.errors import CannotCertify, HarnessError, InputError, UsageError
-from harness.orchestrator.executor import AttemptJob, AttemptResult, Runner
+from harness.orchestrator.executor import AttemptJob, AttemptResult, LocalExecutor, Runner
 from harness.orchestrator.record import Gate, GateOutcome, Record
 from harness.orchestrator.run import RunSettings, Services, Session, no_lean
 from harness.orchestrator.breakage import make_record_repair
@@ -120,9 +120,10 @@ def make_gate(record: Record, lock: Any, tc: Any, timeout_s: float,
 
 
 # ---- attempts ------------------------------------------------------------------------------
-def make_runner(cfg: HarnessConfig, tc: Any, *, budget_left: float | None
-                ) -> tuple[Runner, Any]:
-    """The attempt runner and the LLM client it uses (None without an endpoint)."""
+def make_runner(cfg: HarnessConfig, tc: Any, *, budget_left: float | None,
+                pool: Any | None = None) -> tuple[Runner, Any]:
+    """The attempt runner and the LLM client it uses (None without an endpoint); ``pool``: a
+    warm REPL pool for the prove role's goal queries (the Ray executor's per-node Lean)."""
     from harness.agents.llm import EndpointConfigError, Ledger, LLMClient
     from harness.agents.prover import prove_with_llm, prove_with_tactics
 
@@ -155,7 +156,7 @@ def make_runner(cfg: HarnessConfig, tc: Any, *, budget_left: float | None
             return _fail(job, tried or ["no LLM endpoint configured"])
         try:  # the node's earlier failures and gate rejections go to the next attempt
             r = prove_with_llm(bp, job.node, workspace=ws, cfg=cfg, client=client, toolchain=tc,
-                               feedback=job.feedback)
+                               feedback=job.feedback, pool=pool)
         except EndpointConfigError as err:  # bad key / URL: no attempt can succeed; stop the run
             tried.append(f"prove: {err.line()}")
             return _fail(job, tried, fatal=err.line())
@@ -307,6 +308,12 @@ def real_services(lake: str | None, config: Path | None, *, model: str | None = 
     def preflight(session: Session) -> None:
         found["tc"] = toolchain if toolchain is not None else find_lean(
             session.workspace, lake or os.environ.get("HARNESS_LAKE"))
+        if session.settings.executor == "ray":  # connect and check the nodes before any work
+            from harness.orchestrator.ray_setup import make_ray_executor
+
+            found["executor"] = make_ray_executor(session.settings,
+                                                  load_config(config, session.workspace),
+                                                  session.workspace, lake, session.notify)
 
     def factory(session: Session, record: Record) -> Services:
         cfg = load_config(config, session.workspace).with_model(model)
@@ -331,7 +338,11 @@ def real_services(lake: str | None, config: Path | None, *, model: str | None = 
         agents = LLMStage1(client, cfg) if client is not None else None
         check = make_check(record, tc, cfg.timeouts.lean_s)
         diagnose = make_diagnose(record, tc, cfg.timeouts.lean_s)
-        return Services(runner=runner, make_gate=make_gate_now, stage1=agents,
+        ray_executor = found.get("executor")
+        return Services(runner=runner, make_gate=make_gate_now,
+                        make_executor=(lambda r, n: ray_executor) if ray_executor is not None
+                        else LocalExecutor,
+                        stage1=agents,
                         certifier=Certifier(record.file, tc, workspace, cfg.timeouts.lean_s),
                         check=check, lock=write_lock, diagnose=diagnose,
                         repair_record=make_record_repair(session, record, agents, check,

@@ -103,8 +103,14 @@ class Stage2Config:
     attempts_before_repair: int = 3
     max_attempts: int = 12
     budget: float | None = None  # USD for the whole run (earlier sessions included)
+    attempt_usd: float | None = None  # one attempt's cap (default: budget / workers)
     poll_s: float = 0.1
     adjust: Callable[[dict], None] | None = None  # LeanArchitect's edges (blueprint.exact)
+
+    def attempt_cap(self) -> float | None:
+        if self.budget is None:
+            return self.attempt_usd
+        return self.attempt_usd or self.budget / max(1, self.workers)
 
 
 @dataclass
@@ -212,7 +218,7 @@ class Stage2:
                     self.log.append("note", message=stop)
                     self.notify("note", {"message": stop})
                 if stop is None:
-                    for d in s.dispatch(now):
+                    for d in s.dispatch(now, limit=self._affordable()):
                         self._submit(d.node, d.worker, d.attempt)
                 if self._gate_job is None:
                     batch = s.take_gate_batch(now)
@@ -230,6 +236,7 @@ class Stage2:
                     wait = max(0.0, min(wait, wake - now))
                 for res in self.executor.poll(wait):
                     self._on_result(res, time.monotonic())
+                self._executor_events()
                 if self._gate_job is None and self.executor.running() == 0:
                     if stop is not None and not s.in_flight():  # nothing running or pending
                         break
@@ -303,6 +310,30 @@ class Stage2:
         self.log.append("note", message=msg)
         self.notify("note", {"message": msg})
 
+    def _affordable(self) -> int | None:
+        """How many more attempts may start: with a budget, only while the spent money plus
+        one cap per attempt in flight stays below it — so the run ends at most one attempt's
+        cap over the budget (attempts report their cost when they finish)."""
+        cap = self.cfg.attempt_cap()
+        if self.cfg.budget is None or not cap:
+            return None
+        assert self.sched is not None
+        running = self.sched.busy  # until its result is processed, an attempt may still spend
+        k = 0
+        while self.spent + (running + k) * cap < self.cfg.budget and k < self.cfg.workers:
+            k += 1
+        return k
+
+    def _executor_events(self) -> None:
+        """What a distributed executor reports besides results: re-dispatched (``lost``)
+        attempts go to the event log, cluster load to the view."""
+        events = getattr(self.executor, "events", None)
+        for kind, data in events() if events is not None else ():
+            if kind in ("lost", "placed", "note"):
+                self.log.append(kind, **data)
+            self.spent += float(data.get("cost", 0.0) or 0.0) if kind == "lost" else 0.0
+            self.notify(kind, data)
+
     def _busy(self) -> bool:
         return (self._gate_job is not None and not self._gate_job[0].done()) \
             or self.executor.running() > 0
@@ -331,7 +362,8 @@ class Stage2:
                          workspace=str(self.record.repo.working_tree_dir),
                          file=str(self.record.file), commit=self.record.head(),
                          text=self.record.head_text(),
-                         feedback=self.feedback.get(node, [])[-MAX_FEEDBACK:], worker=worker)
+                         feedback=self.feedback.get(node, [])[-MAX_FEEDBACK:], worker=worker,
+                         budget_usd=self.cfg.attempt_cap())
         self.log.append("dispatch", aid=aid, node=node, attempt=attempt, worker=worker,
                         job=kind, commit=job.commit)
         self.notify("dispatch", {"node": node, "worker": worker, "attempt": attempt,
@@ -349,10 +381,10 @@ class Stage2:
         self.log.append("attempt", aid=r.aid, node=r.node, job=r.kind, ok=ok, role=role,
                         repair=r.repair, body=r.body if ok else "",
                         helpers=r.helpers if ok else "", reason=r.reason, tokens=r.tokens,
-                        cost=r.cost, seconds=r.seconds)
+                        cost=r.cost, seconds=r.seconds, **r.placement())
         self.notify("attempt", {"node": r.node, "ok": ok, "reason": r.reason, "kind": r.kind,
                                 "worker": self._worker_of(r.node), "cost": r.cost,
-                                "tokens": r.tokens})
+                                "tokens": r.tokens, **r.placement()})
         if r.node not in s.nodes or s.state(r.node) != NodeState.RUNNING:
             return  # the node changed under the attempt (e.g. split away): drop it
         if r.kind == "repair" and r.ok and r.repair == "blocker":

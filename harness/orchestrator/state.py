@@ -159,6 +159,8 @@ class RunState:
     config: dict[str, Any] = field(default_factory=dict)
     stage1_rounds: int = 0
     locked: bool = False
+    lost: int = 0  # attempts re-dispatched after their Ray worker or node died
+    where: dict[str, dict[str, int]] = field(default_factory=dict)  # host -> attempts, lost
 
 
 MAX_UNCERTIFIED = 2  # a candidate in that many uncertifiable gate batches is dropped
@@ -185,8 +187,18 @@ def rebuild(events: list[dict[str, Any]]) -> RunState:
             st.stage = str(ev["stage"])
         elif k == "dispatch":
             st.inflight[ev["aid"]] = ev
+        elif k == "placed" and ev.get("aid") in st.inflight:  # a Ray executor: where it runs
+            st.inflight[ev["aid"]] = {**st.inflight[ev["aid"]], "node_id": ev.get("node_id"),
+                                      "host": ev.get("host"), "pid": ev.get("pid")}
+        elif k == "lost":  # a dying worker lost it; the executor re-dispatched it
+            st.lost += 1
+            w = st.where.setdefault(ev.get("host") or "?", {"attempts": 0, "lost": 0})
+            w["lost"] += 1
         elif k == "attempt":
             st.inflight.pop(ev["aid"], None)
+            if ev.get("host"):
+                w = st.where.setdefault(ev["host"], {"attempts": 0, "lost": 0})
+                w["attempts"] += 1
             n = ev["node"]
             st.attempts[n] = st.attempts.get(n, 0) + 1
             if ev.get("ok"):
@@ -268,12 +280,15 @@ def live_status(workspace: Path, file: Path) -> dict[str, Any] | None:
     info = read_lock(d / "lock.json")
     active = lock_holder_alive(info)
     workers = [{"worker": ev.get("worker"), "node": ev["node"], "attempt": ev.get("attempt"),
-                "since": ev.get("t")} for ev in st.inflight.values()] if active else []
+                "since": ev.get("t"),
+                **{k: ev[k] for k in ("host", "pid", "node_id") if ev.get(k)}}  # Ray: placed
+               for ev in st.inflight.values()] if active else []
     return {
         "run_id": d.name, "active": active, "pid": (info or {}).get("pid") if active else None,
         "stage": st.stage, "finished": st.finished, "workers": workers,
         "attempts": sum(st.attempts.values()), "merged": len(st.merged_nodes),
         "pending_gate": len(st.accepted), "blocked": dict(st.blocked),
         "tokens": st.tokens, "cost": round(st.cost, 6), "last_event": st.last_t,
+        "hosts": st.where, "lost": st.lost,
         "stale_lock": bool(info is not None and not active), "torn_log": read.torn_at is not None,
     }

@@ -43,6 +43,9 @@ def _describe(kind: str, d: dict[str, Any]) -> str | None:
         return f"record: {d['proved']} proved, {d['open']} open, {d['blocked']} blocked"
     if kind == "note":
         return f"note: {d['message']}"
+    if kind == "lost":
+        return (f"lost {d['aid']} (worker {d.get('pid', '?')} on {d.get('host', '?')} died: "
+                f"{d['reason'][:120]}): re-dispatched")
     return None
 
 
@@ -58,6 +61,7 @@ class LiveView:
         self.attempts = 0
         self.failed = 0
         self.last: list[str] = []
+        self.cluster: dict[str, Any] = {}  # a Ray executor's nodes and their load
         self.t0 = time.monotonic()
         self.live = Live(self._render(), console=self.console, refresh_per_second=4,
                          transient=False)
@@ -76,8 +80,10 @@ class LiveView:
                 self.workers.pop(w, None)
         elif kind == "dag":
             self.counts = d
+        elif kind == "cluster":
+            self.cluster = d
         line = _describe(kind, d)
-        if line and kind in ("merged", "blocked", "note", "gate"):
+        if line and kind in ("merged", "blocked", "note", "gate", "lost"):
             self.last = (self.last + [line])[-6:]
         self.live.update(self._render())
 
@@ -90,7 +96,20 @@ class LiveView:
         now = time.monotonic()
         for w, (node, att, since) in sorted(self.workers.items()):
             t.add_row(str(w), node, str(att), f"{now - since:.0f}s")
-        return Group(head, t, *self.last)
+        return Group(head, t, *self._nodes(), *self.last)
+
+    def _nodes(self) -> list[Table]:
+        nodes = self.cluster.get("nodes") or []
+        if not nodes:
+            return []
+        t = Table("cluster node", "host", "running", "done", "load", "warm Lean", box=None)
+        for n in nodes:
+            warm = n.get("warm_s")
+            t.add_row(str(n.get("node_id", ""))[:12], str(n.get("host", "?")),
+                      str(len(n.get("running") or [])), str(n.get("done", 0)),
+                      str(n.get("loadavg", "?")), "gone" if n.get("gone")
+                      else (f"{warm:.1f}s" if warm is not None else "-"))
+        return [t]
 
     def close(self) -> None:
         self.live.update(self._render())

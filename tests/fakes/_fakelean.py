@@ -218,6 +218,16 @@ def _resolve(token: str, ns: str, names: dict[str, "Decl"]) -> str | None:
     return None
 
 
+def _elaboration_cost(masked: str, decls: int) -> None:
+    """The cost model (off unless set): FAKE_LEAN_IMPORT_S seconds per `import` line elaborated
+    (a REPL pays it once, for its header command) and FAKE_LEAN_DECL_S per declaration."""
+    imp = float(os.environ.get("FAKE_LEAN_IMPORT_S") or 0)
+    per = float(os.environ.get("FAKE_LEAN_DECL_S") or 0)
+    if imp or per:
+        n = len(re.findall(r"(?m)^import\s", masked))
+        time.sleep(imp * n + per * decls)
+
+
 class Judge:
     """Judge a file's text: declarations, messages, `#print axioms` answers."""
 
@@ -230,6 +240,7 @@ class Judge:
         self.hang = self.oom = self.garbage = self.crash = False
         self.crash_at: int | None = None
         self._run()
+        _elaboration_cost(self.masked, len(self.decls))
 
     # -- scanning
     def _run(self) -> None:
