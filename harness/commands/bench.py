@@ -39,7 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="which benchmark")
     p.add_argument("--nodes", type=int, default=None,
                    help="nodes (default: parse 5000, context 3000, merge 1000, schedule 258)")
-    p.add_argument("--files", type=int, default=199, help="project: modules (default 199)")
     p.add_argument("--no-baseline", action="store_true",
                    help="project: skip the (slow) per-file baseline")
     p.add_argument("--scale", type=int, default=10, help="size factor for the scaling run")
@@ -51,8 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corpus", type=Path, default=None, metavar="DIR",
                    help="premises: the Lean tree to measure (default: a generated one)")
     p.add_argument("--files", type=int, default=None,
-                   help="index: generated files (default 7000); premises: generated corpus size "
-                        "(default 700)")
+                   help="project: modules (default 199); index: generated files (default "
+                        "7000); premises: generated corpus size (default 700)")
     p.add_argument("--sample", type=int, default=500, help="premises: theorems queried")
     p.add_argument("--blueprint", type=Path, action="append", default=None, metavar="FILE",
                    help="context: what the library index adds on these blueprint files")
@@ -140,6 +139,7 @@ def _other(args: argparse.Namespace) -> dict:
     elif args.what == "project":
         from harness.blueprint.genproject import project_benchmark
 
+        args.files = 199 if args.files is None else args.files
         if args.files < 1:
             raise UsageError("bench: --files must be at least 1")
         result = project_benchmark(args.files, args.nodes or 6, args.repeat,
