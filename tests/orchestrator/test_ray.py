@@ -159,9 +159,12 @@ def test_a_node_without_the_mathlib_build_stops_before_any_work(cluster, tmp_pat
     (ws / "lake-manifest.json").write_text(json.dumps({"version": "1.1.0", "packages": [
         {"name": "mathlib", "type": "git", "url": "https://github.com/leanprover-community/"
          "mathlib4", "rev": "0" * 40}]}))
-    config(ws, "http://127.0.0.1:9/v1", lean_memory_gb=0.2)  # never reached
-    out = harness(["run", str(f), "--plain", "--executor", "ray", "--ray-address",
-                   cluster.address], ws, _env(), timeout=300)
+    # the endpoint answers the preflight's probe; no attempt is ever dispatched
+    with ScriptedLLM(lambda req: text("```lean\nby\n  omega\n```")) as srv:
+        config(ws, srv.base_url, lean_memory_gb=0.2)
+        out = harness(["run", str(f), "--plain", "--executor", "ray", "--ray-address",
+                       cluster.address], ws, _env(), timeout=300)
+        assert srv.chat_requests == []
     assert out.returncode == 2, out.stderr
     line = out.stderr.strip().splitlines()[-1]
     assert "Ray node" in line and "mathlib missing" in line and "Traceback" not in out.stderr
