@@ -285,7 +285,8 @@ def _analysis(file: Path, events: list[dict[str, Any]]):
     the order.) The file as it is now when there is no record of the start."""
     from harness.blueprint.dag import analyse
     from harness.blueprint.imports import load_imports
-    from harness.blueprint.parse import parse_file, parse_text
+    from harness.blueprint.parse import parse_text
+    from harness.blueprint.source import parse_file
     from harness.workspace import find_workspace
 
     try:

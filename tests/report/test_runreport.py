@@ -14,7 +14,8 @@ import networkx as nx
 import pytest
 
 from harness.blueprint.dag import analyse
-from harness.blueprint.parse import parse_file, parse_text
+from harness.blueprint.parse import parse_text
+from harness.blueprint.source import parse_file
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
 from harness.report.runreport import build_report, realised_critical_path, run_summary
