@@ -40,10 +40,11 @@
     view = {k, x: (r.width - W * k) / 2, y: Math.max(0, (r.height - H * k) / 2)};
     apply();
   }
-  function initialView() {  // whole graph when labels stay readable, else its top-left corner
+  function initialView() {  // whole graph when labels stay readable, else its top, centred
     const r = box.getBoundingClientRect();
     if (Math.min(r.width / W, r.height / H) >= MIN_READABLE) return fit();
-    view = {k: MIN_READABLE, x: 0, y: 0};
+    const k = MIN_READABLE;
+    view = {k, x: Math.min(0, (r.width - W * k) / 2), y: 0};
     apply();
   }
   const MIN_READABLE = 0.7;

@@ -9,6 +9,7 @@ origin at the top left, dependencies above their users.
 
 from __future__ import annotations
 
+import graphlib
 import json
 import os
 import shutil
@@ -113,8 +114,10 @@ def dot_source(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> tuple[str,
     ids = {n.key: f"n{i}" for i, n in enumerate(nodes)}
     big = len(nodes) > 1500  # spline routing dominates dot's time on big graphs
     lines = ["digraph G {",
-             f"graph [rankdir=TB, nodesep=0.3, ranksep=0.6, splines={'line' if big else 'true'},"
-             " outputorder=edgesfirst, mclimit=" + ("0.3" if big else "1") + "];",
+             # newrank: one ranking across clusters, so _stack_clusters can order them
+             "graph [rankdir=TB, newrank=true, nodesep=0.3, ranksep=0.6, "
+             f"splines={'line' if big else 'true'}, outputorder=edgesfirst, "
+             f"mclimit={'0.3' if big else '1'}];",
              'node [fixedsize=true, label=""];', "edge [arrowsize=0.6];"]
     clusters: dict[str | None, list[NodeBox]] = {}
     for n in nodes:
@@ -128,8 +131,38 @@ def dot_source(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> tuple[str,
         if name is not None and len(clusters) > 1:
             lines.append("}")
     lines.extend(f"{ids[u]} -> {ids[v]};" for u, v in edges)
+    if len(clusters) > 1:
+        lines.extend(_stack_clusters(clusters, edges, ids))
     lines.append("}")
     return "\n".join(lines) + "\n", [n.key for n in nodes]
+
+
+def _stack_clusters(clusters: dict[str | None, list[NodeBox]], edges: list[tuple[str, str]],
+                    ids: dict[str, str]) -> list[str]:
+    """Invisible rank constraints that put the module clusters one below the other, imported
+    modules first. dot otherwise sets clusters side by side on shared ranks, and a workspace
+    of a few modules becomes a strip ten times wider than high. Between consecutive modules an
+    invisible point follows the sinks of the one and precedes the sources of the next
+    (``weight=0``: it orders ranks and pulls nothing sideways)."""
+    of = {n.key: n.cluster for ms in clusters.values() for n in ms}
+    after: dict[str | None, set[str | None]] = {c: set() for c in clusters}
+    for u, v in edges:
+        if of[u] != of[v]:
+            after[of[v]].add(of[u])
+    try:
+        order = list(graphlib.TopologicalSorter(after).static_order())
+    except graphlib.CycleError:
+        order = list(clusters)
+    inner = [(u, v) for u, v in edges if of[u] == of[v]]
+    has_out, has_in = {u for u, _ in inner}, {v for _, v in inner}
+    out = []
+    for i, (a, b) in enumerate(zip(order, order[1:])):
+        out.append(f"stack{i} [shape=point, style=invis, width=0, height=0];")
+        out.extend(f"{ids[n.key]} -> stack{i} [style=invis, weight=0];"
+                   for n in clusters[a] if n.key not in has_out)
+        out.extend(f"stack{i} -> {ids[n.key]} [style=invis, weight=0];"
+                   for n in clusters[b] if n.key not in has_in)
+    return out
 
 
 def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
@@ -158,6 +191,8 @@ def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
             gvid[obj["_gvid"]] = key
     paths: dict[tuple[str, str], str] = {}
     for e in g.get("edges", []):
+        if e["tail"] not in gvid or e["head"] not in gvid:
+            continue  # an invisible stacking edge (_stack_clusters)
         u, v = gvid[e["tail"]], gvid[e["head"]]
         paths[(u, v)] = _spline_path(e.get("pos", ""), pt) or _line(centres[u], centres[v])
     for u, v in edges:  # dot drops nothing, but never leave an edge undrawn

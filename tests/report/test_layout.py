@@ -116,6 +116,14 @@ def test_graph_of_a_workspace_directory(tmp_path):
              next(n["module"] for n in data["nodes"] if n["key"] == e["source"]) !=
              next(n["module"] for n in data["nodes"] if n["key"] == e["target"])]
     assert cross  # SLT files use each other's nodes
+    # modules are stacked, imported ones above, not set side by side in one wide strip
+    lay = data["layout"]
+    assert lay["width"] < 1.5 * lay["height"], (lay["width"], lay["height"])
+    boxes = sorted(clusters.values(), key=lambda c: c[1])
+    assert all(a[1] + a[3] <= b[1] for a, b in zip(boxes, boxes[1:]))
+    for e in cross:
+        mod = {n["key"]: n["module"] for n in data["nodes"]}
+        assert clusters[mod[e["source"]]][1] < clusters[mod[e["target"]]][1]
 
 
 def test_graph_of_two_files_and_of_an_empty_directory(tmp_path):
