@@ -52,6 +52,16 @@ def load_result(d: Path) -> dict[str, Any] | None:
 
 # ---- pure: events -> the report's data ------------------------------------------------------
 
+class MalformedEvent(ValueError):
+    """Event ``index`` (0-based, one per line of events.jsonl) lacks a field or has one of the
+    wrong type."""
+
+    def __init__(self, index: int, err: BaseException) -> None:
+        what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+        super().__init__(f"malformed event: {what}")
+        self.index = index
+
+
 def run_summary(events: list[dict[str, Any]], result: dict[str, Any] | None,
                 graph: nx.DiGraph | None = None) -> dict[str, Any]:
     t0 = min((e["t"] for e in events if isinstance(e.get("t"), (int, float))), default=0.0)
@@ -69,9 +79,11 @@ def run_summary(events: list[dict[str, Any]], result: dict[str, Any] | None,
     merged_at: dict[str, float] = {}
     last_msg: dict[str, str] = {}
     tried: dict[str, int] = {}
-    for ev in events:
+
+    def _take(ev: dict[str, Any]) -> None:
         k = ev["kind"]
         if k == "dispatch":
+            ev["node"], float(ev["t"])  # needed should it stay in flight (_in_flight)
             open_[ev["aid"]] = ev
         elif k == "attempt":
             d = open_.pop(ev["aid"], None)
@@ -123,6 +135,11 @@ def run_summary(events: list[dict[str, Any]], result: dict[str, Any] | None,
             series.append({"t": rel(ev["t"]), "role": role or k, "node": ev.get("node"),
                            "cost": float(ev.get("cost") or 0), "tokens": int(ev.get("tokens")
                                                                             or 0)})
+    for i, ev in enumerate(events):
+        try:
+            _take(ev)
+        except (KeyError, TypeError, ValueError) as err:
+            raise MalformedEvent(i, err) from None
     for d in open_.values():  # still running when the log ends (a live or killed run)
         attempts.append(_in_flight(d, rel(d["t"]), rel(t_end)))
     nodes_res = (result or {}).get("nodes") or {}
@@ -266,8 +283,11 @@ def build_report(path: Path) -> tuple[str, dict[str, Any]]:
     result = load_result(d)
     file = (result or {}).get("file") or next(
         (e.get("file") for e in events if e["kind"] in ("run_started", "run_resumed")), None)
-    analysis = _analysis(Path(file)) if file else None
-    s = run_summary(events, result, analysis.graph if analysis is not None else None)
+    analysis = _analysis(Path(file)) if isinstance(file, str) else None
+    try:
+        s = run_summary(events, result, analysis.graph if analysis is not None else None)
+    except MalformedEvent as err:
+        raise InputError(d / "events.jsonl", err.index + 1, 0, str(err)) from None
     graph_html = ""
     if analysis is not None:
         from harness.report.graph import graph_component, graph_data

@@ -109,6 +109,15 @@ def test_report_bad_input_is_one_line_exit_2(tmp_path):
     r = harness(["report", str(d)], tmp_path)
     assert r.returncode == 2 and r.stderr.startswith(f"{d / 'events.jsonl'}:2:0: ")
     assert "Traceback" not in r.stderr
+    # valid JSON, but an event without the fields its kind has: the same one line
+    for bad in ('{"v":1,"seq":2,"t":2,"kind":"attempt","node":"a"}',
+                '{"v":1,"seq":2,"t":2,"kind":"merge_intent","seq":"x"}',
+                '{"v":1,"seq":2,"t":"now","kind":"dispatch","aid":"a#1","node":"a"}'):
+        (d / "events.jsonl").write_text('{"v":1,"seq":1,"t":1,"kind":"run_started"}\n'
+                                        f"{bad}\n")
+        r = harness(["report", str(d)], tmp_path)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (bad, r.stderr)
+        assert r.stderr.startswith(f"{d / 'events.jsonl'}:2:0: malformed event"), r.stderr
 
 
 def test_killed_run_shows_attempts_in_flight(tmp_path):
