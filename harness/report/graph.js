@@ -60,6 +60,10 @@
     view.x = r.width / 2 - n.x * view.k; view.y = r.height / 2 - n.y * view.k; apply();
   }
   box.addEventListener('wheel', ev => {
+    // inside a page that scrolls (the run report) a plain wheel scrolls the page, as users
+    // expect; Ctrl/Cmd + wheel (a pinch on a touchpad) zooms. Alone on its page, wheel zooms.
+    const pageScrolls = document.documentElement.scrollHeight > window.innerHeight + 1;
+    if (pageScrolls && !(ev.ctrlKey || ev.metaKey)) return;
     ev.preventDefault();
     const r = box.getBoundingClientRect();
     zoomAt(ev.clientX - r.left, ev.clientY - r.top, Math.exp(-ev.deltaY * 0.0015));

@@ -189,3 +189,26 @@ def test_fallback_layout_page_renders(tmp_path, browser, engine, monkeypatch):
     browser.open(page.as_uri())
     assert set(rendered_keys(browser)) == set(a.own)
     assert_clean(browser, page)
+
+
+WHEEL = ("document.getElementById('graph').dispatchEvent(new WheelEvent('wheel', {deltaY: -200, "
+         "clientX: 300, clientY: 300, ctrlKey: %s, bubbles: true, cancelable: true}))")
+
+
+def test_wheel_zooms_the_graph_page_and_scrolls_a_page_that_scrolls(tmp_path, browser):
+    a = analyse(parse_text(generate_blueprint(30, seed=2), "W.lean"))
+    page = tmp_path / "w.html"
+    page.write_text(render_html(graph_data(a)))
+    browser.open(page.as_uri())
+    k = browser.evaluate("window.harnessGraph.view().k")
+    assert browser.evaluate(WHEEL % "false") is False  # handled: default prevented
+    assert browser.evaluate("window.harnessGraph.view().k") > k
+    # the same component in a page taller than the window (as in the run report)
+    browser.evaluate("document.body.appendChild(Object.assign(document.createElement('div'), "
+                     "{style: 'height: 3000px'}))")
+    k = browser.evaluate("window.harnessGraph.view().k")
+    assert browser.evaluate(WHEEL % "false") is True  # left to the page: it scrolls
+    assert browser.evaluate("window.harnessGraph.view().k") == k
+    assert browser.evaluate(WHEEL % "true") is False
+    assert browser.evaluate("window.harnessGraph.view().k") > k
+    assert browser.console_errors() == []
