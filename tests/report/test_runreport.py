@@ -20,6 +20,7 @@ from harness.orchestrator.state import run_dir
 from harness.report.runreport import build_report, realised_critical_path, run_summary
 from tests.orchestrator.support import fake_env, run_session, scripted_runner, workspace
 from tests.orchestrator.test_run_cli import PY, config, harness
+from tests.orchestrator.test_run_stops import _default_sigint
 from tests.support.llm_server import ScriptedLLM, text
 
 POISONED, HOPELESS = "lem:add-shuffle", "thm:my-rev-my-rev"
@@ -134,10 +135,6 @@ def test_killed_run_shows_attempts_in_flight(tmp_path):
     assert {a["aid"]: a["outcome"] for a in s["attempts"]} == {"n#1": "in flight",
                                                                "m#1": "failed"}
     assert "no result.json" in text_ and "could not be read" in text_
-
-
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_report_written_on_interrupt(tmp_path):
