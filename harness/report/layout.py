@@ -113,15 +113,15 @@ def dot_source(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> tuple[str,
     """The dot input; node i is called ``n<i>`` (no quoting issues), the list maps back."""
     ids = {n.key: f"n{i}" for i, n in enumerate(nodes)}
     big = len(nodes) > 1500  # spline routing dominates dot's time on big graphs
-    lines = ["digraph G {",
-             # newrank: one ranking across clusters, so _stack_clusters can order them
-             "graph [rankdir=TB, newrank=true, nodesep=0.3, ranksep=0.6, "
-             f"splines={'line' if big else 'true'}, outputorder=edgesfirst, "
-             f"mclimit={'0.3' if big else '1'}];",
-             'node [fixedsize=true, label=""];', "edge [arrowsize=0.6];"]
     clusters: dict[str | None, list[NodeBox]] = {}
     for n in nodes:
         clusters.setdefault(n.cluster, []).append(n)
+    # newrank: one ranking across clusters, so that _stack_clusters can order them
+    lines = ["digraph G {",
+             f"graph [rankdir=TB, {'newrank=true, ' if len(clusters) > 1 else ''}nodesep=0.3, "
+             f"ranksep=0.6, splines={'line' if big else 'true'}, outputorder=edgesfirst, "
+             f"mclimit={'0.3' if big else '1'}];",
+             'node [fixedsize=true, label=""];', "edge [arrowsize=0.6];"]
     for ci, (name, members) in enumerate(clusters.items()):
         if name is not None and len(clusters) > 1:
             lines.append(f"subgraph cluster_{ci} {{ label={_quote(name)};")
