@@ -40,11 +40,21 @@
     view = {k, x: (r.width - W * k) / 2, y: Math.max(0, (r.height - H * k) / 2)};
     apply();
   }
-  function initialView() {  // whole graph when labels stay readable, else its top, centred
+  function initialView() {  // whole graph when labels stay readable, else its top
     const r = box.getBoundingClientRect();
     if (Math.min(r.width / W, r.height / H) >= MIN_READABLE) return fit();
     const k = MIN_READABLE;
-    view = {k, x: Math.min(0, (r.width - W * k) / 2), y: 0};
+    // centred on the first screenful of the top module (its left end when it is wider)
+    let x = 0;
+    if (DATA.nodes.length) {
+      const first = DATA.nodes.reduce((a, n) => (n.y < a.y ? n : a));
+      const top = DATA.nodes.filter(n => n === first ||
+        (n.y * k < r.height && n.module === first.module));
+      const x0 = Math.min(...top.map(n => n.x - n.w / 2));
+      const x1 = Math.max(...top.map(n => n.x + n.w / 2));
+      x = (x1 - x0) * k <= r.width ? (r.width - (x0 + x1) * k) / 2 : 12 - x0 * k;
+    }
+    view = {k, x, y: 0};
     apply();
   }
   const MIN_READABLE = 0.7;
