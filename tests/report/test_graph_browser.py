@@ -212,3 +212,26 @@ def test_wheel_zooms_the_graph_page_and_scrolls_a_page_that_scrolls(tmp_path, br
     assert browser.evaluate(WHEEL % "true") is False
     assert browser.evaluate("window.harnessGraph.view().k") > k
     assert browser.console_errors() == []
+
+
+def test_workspace_graph_opens_readable_on_its_top_module(tmp_path, browser):
+    """Too big to fit readably: the first view is at a readable zoom, and the top module's
+    nodes in that first screen are all inside it (not cut at either side)."""
+    page = tmp_path / "graph.html"
+    r = harness("graph", str(BLUEPRINT), "-o", str(page))
+    assert r.returncode in (0, 1), r.stderr
+    browser.open(page.as_uri())
+    view = browser.evaluate("window.harnessGraph.view()")
+    box = browser.evaluate("(() => { const r = document.getElementById('graph')"
+                           ".getBoundingClientRect(); return [r.width, r.height]; })()")
+    data = json.loads(browser.evaluate("document.getElementById('graph-data').textContent"))
+    assert min(box[0] / data["layout"]["width"], box[1] / data["layout"]["height"]) < 0.7
+    assert view["k"] >= 0.7
+    first = min(data["nodes"], key=lambda n: n["y"])
+    top = [n for n in data["nodes"]
+           if n["module"] == first["module"] and n["y"] * view["k"] < box[1]]
+    assert len(top) >= 3
+    for n in top:
+        left = (n["x"] - n["w"] / 2) * view["k"] + view["x"]
+        right = (n["x"] + n["w"] / 2) * view["k"] + view["x"]
+        assert 0 <= left and right <= box[0], (n["key"], left, right, box)
