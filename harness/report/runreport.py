@@ -201,6 +201,13 @@ def _table(rows: list[dict[str, Any]], cols: list[str], empty: str) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _fact(v: Any) -> str:
+    """``{"proved": 13, "open": 0}`` as ``proved 13, open 0`` (not a Python repr)."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {x}" for k, x in v.items())
+    return str(v)
+
+
 def render_report(s: dict[str, Any], result: dict[str, Any] | None, graph_html: str,
                   title: str) -> str:
     try:
@@ -219,7 +226,7 @@ def render_report(s: dict[str, Any], result: dict[str, Any] | None, graph_html: 
              ("attempts", r.get("attempts", len(s["attempts"]))), ("tokens", r.get("tokens", "")),
              ("cost (USD)", r.get("cost_usd", "")), ("wall time (s)", r.get("wall_time_s", "")),
              ("sessions", r.get("sessions", ""))]
-    facts_html = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+    facts_html = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(_fact(v))}</td></tr>"
                          for k, v in facts)
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in r.get("notes", []))
     batch_rows = [{"batch": b["batch"], "candidates": b["size"], "merged": b["merged"],

@@ -91,6 +91,7 @@ def test_report_written_at_the_end_of_the_run_and_by_the_command(finished_run, t
                     "Blockers", "Realised critical path", "Graph by final status"):
         assert section in page
     assert HOPELESS in page and 'data-key="lem:add-shuffle"' in page
+    assert "<th>counts</th><td>proved " in page and "blocked 1" in page  # words, not a repr
     out = tmp_path / "r.html"
     r = harness(["report", str(d / "events.jsonl"), "-o", str(out), "--json"], f.parent)
     assert r.returncode == 0, r.stderr
