@@ -47,6 +47,9 @@ def load_result(d: Path) -> dict[str, Any] | None:
         raise InputError(p, 1, 0, f"unreadable result: {err}") from None
     if not isinstance(data, dict):
         raise InputError(p, 1, 0, "unreadable result: not a JSON object")
+    nodes = data.get("nodes") or {}
+    if not isinstance(nodes, dict) or not all(isinstance(n, dict) for n in nodes.values()):
+        raise InputError(p, 1, 0, "unreadable result: `nodes` is not an object of node results")
     return data
 
 

@@ -120,6 +120,13 @@ def test_report_bad_input_is_one_line_exit_2(tmp_path):
         r = harness(["report", str(d)], tmp_path)
         assert r.returncode == 2 and r.stderr.count("\n") == 1, (bad, r.stderr)
         assert r.stderr.startswith(f"{d / 'events.jsonl'}:2:0: malformed event"), r.stderr
+    # a result.json that is not a run's result
+    (d / "events.jsonl").write_text('{"v":1,"seq":1,"t":1,"kind":"run_started"}\n')
+    for bad in ("[]", '{"nodes": [1]}', '{"nodes": {"lem:a": "proved"}}'):
+        (d / "result.json").write_text(bad)
+        r = harness(["report", str(d)], tmp_path)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (bad, r.stderr)
+        assert r.stderr.startswith(f"{d / 'result.json'}:1:0: unreadable result"), r.stderr
 
 
 def test_killed_run_shows_attempts_in_flight(tmp_path):
