@@ -310,14 +310,12 @@ def build_report(path: Path) -> tuple[str, dict[str, Any]]:
 
 
 def _analysis(file: Path):
-    from harness.blueprint.dag import analyse
-    from harness.blueprint.imports import load_imports
-    from harness.blueprint.parse import parse_file
-    from harness.workspace import find_workspace
+    """The run's blueprint with its imports, as `graph`/`plan` read it; None when it is gone
+    or no longer parses (the report then says so instead of drawing the graph)."""
+    from harness.commands._common import load
 
     try:
-        bp = parse_file(file)
-        return analyse(bp, load_imports(bp, find_workspace(file)))
+        return load(file)
     except (HarnessError, OSError):
         return None
 
