@@ -328,8 +328,8 @@ def _analysis(file: Path, events: list[dict[str, Any]]):
 
 
 def _text_before_first_merge(file: Path, events: list[dict[str, Any]]) -> str | None:
-    first = next((e.get("commit") for e in events if e.get("kind") == "merged" and e.get("commit")),
-                 None)
+    first = next((e.get("commit") for e in events
+                  if e.get("kind") == "merged" and e.get("commit")), None)
     if first is None:
         return None
     import git
