@@ -17,6 +17,7 @@ import threading
 import traceback
 
 from harness import __version__
+from harness.gate.sanitize import printable
 from harness.errors import ExitCode, HarnessError
 
 EPILOG = "exit codes: 0 ok, 1 findings, 2 usage or input error, 3 cannot certify"
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except HarnessError as err:
-        print(err.line(), file=sys.stderr)
+        print(printable(err.line()), file=sys.stderr)
         return int(err.exit_code)
     except Terminated:
         print("harness: terminated", file=sys.stderr)

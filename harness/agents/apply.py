@@ -21,7 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.blueprint.model import Blueprint
-from harness.blueprint.parse import parse_file, parse_text
+from harness.blueprint.parse import parse_text
+from harness.blueprint.source import parse_file
 from harness.blueprint.write import apply_edit, render
 from harness.errors import CannotCertify, ExitCode, HarnessError
 from harness.fsutil import atomic_write

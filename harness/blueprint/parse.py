@@ -23,9 +23,8 @@ from harness.blueprint.model import (
     Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, InformalNode, Span, gc_paused,
 )
 from harness.blueprint.scope import ScopeTracker
-from harness.blueprint.source import decode, parse_file
 
-__all__ = ["decode", "parse_file", "parse_text"]
+__all__ = ["parse_text"]
 
 DECL_KEYWORDS = {k.value for k in DeclKind}
 MODIFIERS = {"private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "scoped",

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from harness.blueprint.model import Blueprint
+from harness.blueprint.parse import parse_text
 from harness.errors import InputError
 
 MAX_FILE_BYTES = int(os.environ.get("HARNESS_MAX_FILE_MB", "64")) * 1024 * 1024
@@ -30,7 +31,6 @@ def parse_file(path: str | Path) -> Blueprint:
     except OSError as err:
         raise InputError(p, 1, 0, f"cannot read: {err.strerror or err}") from None
     text, bom = decode(data, p)
-    from harness.blueprint.parse import parse_text
 
     return parse_text(text, p, bom=bom)
 

@@ -59,7 +59,9 @@ def print_problems(a: Analysis) -> None:
     """Findings, then warnings, one located line each on stderr."""
     import sys
 
+    from harness.report.output import safe
+
     for f in a.findings:
-        print(f.line(), file=sys.stderr)
+        print(safe(f.line()), file=sys.stderr)
     for w in a.warnings:
-        print(f"{w.line()} (warning)", file=sys.stderr)
+        print(safe(f"{w.line()} (warning)"), file=sys.stderr)

@@ -26,7 +26,7 @@ from harness.agents.apply import apply_gated, statement_lock
 from harness.agents.config import load_config, resolve_endpoint
 from harness.agents.llm import LLMClient
 from harness.agents.prover import AttemptResult, prove_node
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.commands._common import add_lake_arg
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError, UsageError
 from harness.lean.toolchain import Toolchain, find_toolchain

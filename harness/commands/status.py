@@ -11,7 +11,7 @@ from harness.commands._common import (
     add_file_arg, add_json_arg, add_lint_arg, load, print_problems,
 )
 from harness.errors import ExitCode
-from harness.report.output import console, emit_json
+from harness.report.output import console, emit_json, safe
 from harness.report.summary import counts, finding_dict, node_dict
 
 STATE_STYLE = {"proved": "green", "ready": "cyan", "waiting": "yellow", "open": "white",
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         t.add_column(col)
     for r in rows:
         style = STATE_STYLE.get(r["state"], "")
-        t.add_row(r["key"], r["kind"], r["body"], f"[{style}]{r['state']}[/]",
+        t.add_row(safe(r["key"]), r["kind"], r["body"], f"[{style}]{r['state']}[/]",
                   str(r["priority"]),
                   f"{Path(r['file']).name}:{r['line']}" if r["file"] else str(r["line"]))
     out.print(t)

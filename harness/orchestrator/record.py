@@ -29,7 +29,8 @@ from git.db import GitCmdObjectDB
 from gitdb import IStream, LooseObjectDB
 
 from harness.blueprint.model import Blueprint, BodyStatus
-from harness.blueprint.parse import decode, parse_text
+from harness.blueprint.parse import parse_text
+from harness.blueprint.source import decode
 from harness.errors import HarnessError, InputError, UsageError
 from harness.orchestrator.spanindex import SpanIndex
 from harness.orchestrator.state import atomic_write

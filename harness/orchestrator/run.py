@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.blueprint.dag import analyse
 from harness.blueprint.imports import load_imports
-from harness.blueprint.parse import parse_file, parse_text
+from harness.blueprint.parse import parse_text
+from harness.blueprint.source import parse_file
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError
 from harness.orchestrator import procs
 from harness.orchestrator.certify import apply_lean_view, reopened_events

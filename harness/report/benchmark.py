@@ -14,8 +14,8 @@ from harness.blueprint import parse_text
 from harness.blueprint.dag import analyse
 from harness.blueprint.generate import generate_blueprint
 from harness.errors import UsageError
-from harness.report.graph import NODE_H, _is_definition, _width, graph_data, render_html
-from harness.report.layout import NodeBox, dot_executable, layout
+from harness.report.graph import graph_data, node_box, render_html
+from harness.report.layout import dot_executable, layout
 from harness.report.summary import node_dict
 
 
@@ -25,8 +25,7 @@ def graph_layout(sizes: list[int], repeat: int = 2, engines: tuple[str, ...] = (
     for n in sizes:
         a = analyse(parse_text(generate_blueprint(n, seed=1), "bench.lean"))
         nodes = [node_dict(a, k) for k in a.own]
-        boxes = [NodeBox(d["key"], _width(d), NODE_H, "box" if _is_definition(d) else "ellipse")
-                 for d in nodes]
+        boxes = [node_box(d) for d in nodes]
         edges = list(a.graph.edges)
         row: dict[str, Any] = {"nodes": n, "edges": len(edges)}
         for engine in engines:

@@ -39,10 +39,21 @@
     view = {k, x: (r.width - W * k) / 2, y: Math.max(0, (r.height - H * k) / 2)};
     apply();
   }
-  function initialView() {  // whole graph when labels stay readable, else its top-left corner
+  function initialView() {  // whole graph when labels stay readable, else its top
     const r = box.getBoundingClientRect();
     if (Math.min(r.width / W, r.height / H) >= MIN_READABLE) return fit();
-    view = {k: MIN_READABLE, x: 0, y: 0};
+    const k = MIN_READABLE;
+    // centred on the first screenful of the top module (its left end when it is wider)
+    let x = 0;
+    if (DATA.nodes.length) {
+      const first = DATA.nodes.reduce((a, n) => (n.y < a.y ? n : a));
+      const top = DATA.nodes.filter(n => n === first ||
+        (n.y * k < r.height && n.module === first.module));
+      const x0 = Math.min(...top.map(n => n.x - n.w / 2));
+      const x1 = Math.max(...top.map(n => n.x + n.w / 2));
+      x = (x1 - x0) * k <= r.width ? (r.width - (x0 + x1) * k) / 2 : 12 - x0 * k;
+    }
+    view = {k, x, y: 0};
     apply();
   }
   const MIN_READABLE = 0.7;
@@ -58,6 +69,10 @@
     view.x = r.width / 2 - n.x * view.k; view.y = r.height / 2 - n.y * view.k; apply();
   }
   box.addEventListener('wheel', ev => {
+    // inside a page that scrolls (the run report) a plain wheel scrolls the page, as users
+    // expect; Ctrl/Cmd + wheel (a pinch on a touchpad) zooms. Alone on its page, wheel zooms.
+    const pageScrolls = document.documentElement.scrollHeight > window.innerHeight + 1;
+    if (pageScrolls && !(ev.ctrlKey || ev.metaKey)) return;
     ev.preventDefault();
     const r = box.getBoundingClientRect();
     zoomAt(ev.clientX - r.left, ev.clientY - r.top, Math.exp(-ev.deltaY * 0.0015));

@@ -87,8 +87,7 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
             n["run"] = info
             if info.get("status") in ("proved", "blocked"):
                 n["state"] = info["status"]
-    boxes = [NodeBox(k, _width(n), NODE_H, "box" if _is_definition(n) else "ellipse",
-                     n.get("module")) for k, n in nodes.items()]
+    boxes = [node_box(n) for n in nodes.values()]
     lay = layout(boxes, list(edges), engine=engine)
     for b in boxes:
         n = nodes[b.key]
@@ -108,6 +107,13 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
                    "width": round(lay.width, 1), "height": round(lay.height, 1),
                    "clusters": {k: [round(x, 1) for x in v] for k, v in lay.clusters.items()}},
     }
+
+
+def node_box(n: dict[str, Any]) -> NodeBox:
+    """What the layout engine places for node ``n`` (a :func:`node_dict`): its drawn size and
+    shape, in its module's cluster."""
+    return NodeBox(n["key"], _width(n), NODE_H, "box" if _is_definition(n) else "ellipse",
+                   n.get("module"))
 
 
 def _is_definition(n: dict[str, Any]) -> bool:

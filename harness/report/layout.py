@@ -9,6 +9,7 @@ origin at the top left, dependencies above their users.
 
 from __future__ import annotations
 
+import graphlib
 import json
 import os
 import shutil
@@ -112,13 +113,15 @@ def dot_source(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> tuple[str,
     """The dot input; node i is called ``n<i>`` (no quoting issues), the list maps back."""
     ids = {n.key: f"n{i}" for i, n in enumerate(nodes)}
     big = len(nodes) > 1500  # spline routing dominates dot's time on big graphs
-    lines = ["digraph G {",
-             f"graph [rankdir=TB, nodesep=0.3, ranksep=0.6, splines={'line' if big else 'true'},"
-             " outputorder=edgesfirst, mclimit=" + ("0.3" if big else "1") + "];",
-             'node [fixedsize=true, label=""];', "edge [arrowsize=0.6];"]
     clusters: dict[str | None, list[NodeBox]] = {}
     for n in nodes:
         clusters.setdefault(n.cluster, []).append(n)
+    # newrank: one ranking across clusters, so that _stack_lines can order them
+    lines = ["digraph G {",
+             f"graph [rankdir=TB, {'newrank=true, ' if len(clusters) > 1 else ''}nodesep=0.3, "
+             f"ranksep=0.6, splines={'line' if big else 'true'}, outputorder=edgesfirst, "
+             f"mclimit={'0.3' if big else '1'}];",
+             'node [fixedsize=true, label=""];', "edge [arrowsize=0.6];"]
     for ci, (name, members) in enumerate(clusters.items()):
         if name is not None and len(clusters) > 1:
             lines.append(f"subgraph cluster_{ci} {{ label={_quote(name)};")
@@ -128,8 +131,48 @@ def dot_source(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> tuple[str,
         if name is not None and len(clusters) > 1:
             lines.append("}")
     lines.extend(f"{ids[u]} -> {ids[v]};" for u, v in edges)
+    lines.extend(_stack_lines(nodes, edges, ids))
     lines.append("}")
     return "\n".join(lines) + "\n", [n.key for n in nodes]
+
+
+def module_stack(nodes: list[NodeBox], edges: list[tuple[str, str]]
+                 ) -> list[tuple[list[str], list[str]]]:
+    """How to put the module clusters one below the other, imported modules first: for each
+    pair of consecutive modules, (the sinks of the upper one, the sources of the lower one).
+    An invisible vertex after the former and before the latter orders the layers. Without it
+    both engines set modules side by side on shared layers, and a workspace of a few modules
+    becomes a strip ten times wider than high. Empty for fewer than two modules."""
+    clusters: dict[str | None, list[str]] = {}
+    for n in nodes:
+        clusters.setdefault(n.cluster, []).append(n.key)
+    if len(clusters) < 2:
+        return []
+    of = {n.key: n.cluster for n in nodes}
+    after: dict[str | None, set[str | None]] = {c: set() for c in clusters}
+    for u, v in edges:
+        if of[u] != of[v]:
+            after[of[v]].add(of[u])
+    try:
+        order = list(graphlib.TopologicalSorter(after).static_order())
+    except graphlib.CycleError:
+        order = list(clusters)
+    inner = [(u, v) for u, v in edges if of[u] == of[v]]
+    has_out, has_in = {u for u, _ in inner}, {v for _, v in inner}
+    return [([k for k in clusters[a] if k not in has_out],
+             [k for k in clusters[b] if k not in has_in]) for a, b in zip(order, order[1:])]
+
+
+def _stack_lines(nodes: list[NodeBox], edges: list[tuple[str, str]],
+                 ids: dict[str, str]) -> list[str]:
+    """:func:`module_stack` for dot: invisible points and ``weight=0`` edges (they order ranks
+    and pull nothing sideways)."""
+    out = []
+    for i, (above, below) in enumerate(module_stack(nodes, edges)):
+        out.append(f"stack{i} [shape=point, style=invis, width=0, height=0];")
+        out.extend(f"{ids[k]} -> stack{i} [style=invis, weight=0];" for k in above)
+        out.extend(f"stack{i} -> {ids[k]} [style=invis, weight=0];" for k in below)
+    return out
 
 
 def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
@@ -158,6 +201,8 @@ def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
             gvid[obj["_gvid"]] = key
     paths: dict[tuple[str, str], str] = {}
     for e in g.get("edges", []):
+        if e["tail"] not in gvid or e["head"] not in gvid:
+            continue  # an invisible stacking edge (_stack_lines)
         u, v = gvid[e["tail"]], gvid[e["head"]]
         paths[(u, v)] = _spline_path(e.get("pos", ""), pt) or _line(centres[u], centres[v])
     for u, v in edges:  # dot drops nothing, but never leave an edge undrawn
@@ -222,10 +267,14 @@ def igraph_layout(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> Layout:
     import igraph  # ImportError: the caller says what to install
 
     index = {n.key: i for i, n in enumerate(nodes)}
-    g = igraph.Graph(n=len(nodes), edges=[(index[u], index[v]) for u, v in edges],
-                     directed=True)
+    stack = module_stack(nodes, edges)
+    links = [(index[u], index[v]) for u, v in edges]
+    for i, (above, below) in enumerate(stack):  # invisible vertices after the real ones
+        links += [(index[k], len(nodes) + i) for k in above]
+        links += [(len(nodes) + i, index[k]) for k in below]
+    g = igraph.Graph(n=len(nodes) + len(stack), edges=links, directed=True)
     lay = g.layout_sugiyama(maxiter=100)
-    coords = [tuple(c) for c in lay.coords]  # real vertices, then the dummies of long edges
+    coords = [tuple(c) for c in lay.coords]  # real vertices, stack, dummies of long edges
     routing = getattr(lay, "edge_routing", None) or [[] for _ in edges]
     widths = [n.width for n in nodes] + [DUMMY_W] * (len(coords) - len(nodes))
     # Sugiyama places unit-width vertices; spread each layer left to right so that boxes of
@@ -261,7 +310,25 @@ def igraph_layout(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> Layout:
         paths[(u, v)] = "M" + " L".join(f"{x},{y}" for x, y in pts)
     width = max((c[0] + nodes[index[k]].width / 2 for k, c in centres.items()), default=0)
     height = max((c[1] for c in centres.values()), default=0) + 40
-    return Layout("igraph", width + MARGIN, height + MARGIN, centres, paths)
+    clusters = _cluster_boxes(nodes, centres) if stack else {}
+    return Layout("igraph", width + MARGIN, height + MARGIN, centres, paths, clusters)
+
+
+def _cluster_boxes(nodes: list[NodeBox], centres: dict[str, tuple[float, float]]
+                   ) -> dict[str, tuple[float, float, float, float]]:
+    """(x, y, w, h) around each module's nodes, with room for its name above them."""
+    out: dict[str, tuple[float, float, float, float]] = {}
+    for n in nodes:
+        if n.cluster is None:
+            continue
+        x, y = centres[n.key]
+        box = (x - n.width / 2 - 8, y - n.height / 2 - 22, x + n.width / 2 + 8,
+               y + n.height / 2 + 8)
+        old = out.get(n.cluster, box)
+        out[n.cluster] = (min(old[0], box[0]), min(old[1], box[1]), max(old[2], box[2]),
+                          max(old[3], box[3]))
+    return {k: (round(max(x0, 0.0), 1), round(max(y0, 0.0), 1), round(x1 - max(x0, 0.0), 1),
+                round(y1 - max(y0, 0.0), 1)) for k, (x0, y0, x1, y1) in out.items()}
 
 
 def _half_h(n: NodeBox) -> float:

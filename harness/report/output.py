@@ -8,6 +8,8 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.gate.sanitize import printable
+
 
 def emit_json(obj: Any) -> None:
     """Print one JSON document on stdout (pydantic models and dataclasses welcome)."""
@@ -32,16 +34,30 @@ def _default(o: Any) -> Any:
 PLAIN_WIDTH = 200
 
 
+class SafeConsole(Console):
+    """A rich Console whose printed strings cannot carry terminal escapes: labels, names and Lean
+    messages come from user files (rich itself strips only BEL/BS/VT/FF/CR; see
+    harness/gate/sanitize.py). Tables fill their cells through :func:`safe`."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(printable(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+def safe(text: Any) -> str:
+    """A value from user input, made printable (for table cells and plain `print`)."""
+    return printable(str(text))
+
+
 def console() -> Console:
     """Console for human output on stdout (plain text when not a terminal)."""
-    c = Console(highlight=False, soft_wrap=True)
+    c = SafeConsole(highlight=False, soft_wrap=True)
     if not c.is_terminal:
-        c = Console(highlight=False, soft_wrap=True, width=PLAIN_WIDTH)
+        c = SafeConsole(highlight=False, soft_wrap=True, width=PLAIN_WIDTH)
     return c
 
 
 def err_console() -> Console:
-    c = Console(stderr=True, highlight=False, soft_wrap=True)
+    c = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
     if not c.is_terminal:
-        c = Console(stderr=True, highlight=False, soft_wrap=True, width=PLAIN_WIDTH)
+        c = SafeConsole(stderr=True, highlight=False, soft_wrap=True, width=PLAIN_WIDTH)
     return c

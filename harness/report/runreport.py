@@ -47,10 +47,23 @@ def load_result(d: Path) -> dict[str, Any] | None:
         raise InputError(p, 1, 0, f"unreadable result: {err}") from None
     if not isinstance(data, dict):
         raise InputError(p, 1, 0, "unreadable result: not a JSON object")
+    nodes = data.get("nodes") or {}
+    if not isinstance(nodes, dict) or not all(isinstance(n, dict) for n in nodes.values()):
+        raise InputError(p, 1, 0, "unreadable result: `nodes` is not an object of node results")
     return data
 
 
 # ---- pure: events -> the report's data ------------------------------------------------------
+
+class MalformedEvent(ValueError):
+    """Event ``index`` (0-based, one per line of events.jsonl) lacks a field or has one of the
+    wrong type."""
+
+    def __init__(self, index: int, err: BaseException) -> None:
+        what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+        super().__init__(f"malformed event: {what}")
+        self.index = index
+
 
 def run_summary(events: list[dict[str, Any]], result: dict[str, Any] | None,
                 graph: nx.DiGraph | None = None) -> dict[str, Any]:
@@ -69,9 +82,11 @@ def run_summary(events: list[dict[str, Any]], result: dict[str, Any] | None,
     merged_at: dict[str, float] = {}
     last_msg: dict[str, str] = {}
     tried: dict[str, int] = {}
-    for ev in events:
+
+    def _take(ev: dict[str, Any]) -> None:
         k = ev["kind"]
         if k == "dispatch":
+            ev["node"], float(ev["t"])  # needed should it stay in flight (_in_flight)
             open_[ev["aid"]] = ev
         elif k == "attempt":
             d = open_.pop(ev["aid"], None)
@@ -123,6 +138,11 @@ def run_summary(events: list[dict[str, Any]], result: dict[str, Any] | None,
             series.append({"t": rel(ev["t"]), "role": role or k, "node": ev.get("node"),
                            "cost": float(ev.get("cost") or 0), "tokens": int(ev.get("tokens")
                                                                             or 0)})
+    for i, ev in enumerate(events):
+        try:
+            _take(ev)
+        except (KeyError, TypeError, ValueError) as err:
+            raise MalformedEvent(i, err) from None
     for d in open_.values():  # still running when the log ends (a live or killed run)
         attempts.append(_in_flight(d, rel(d["t"]), rel(t_end)))
     nodes_res = (result or {}).get("nodes") or {}
@@ -184,6 +204,13 @@ def _table(rows: list[dict[str, Any]], cols: list[str], empty: str) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _fact(v: Any) -> str:
+    """``{"proved": 13, "open": 0}`` as ``proved 13, open 0`` (not a Python repr)."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {x}" for k, x in v.items())
+    return str(v)
+
+
 def render_report(s: dict[str, Any], result: dict[str, Any] | None, graph_html: str,
                   title: str) -> str:
     try:
@@ -202,7 +229,7 @@ def render_report(s: dict[str, Any], result: dict[str, Any] | None, graph_html: 
              ("attempts", r.get("attempts", len(s["attempts"]))), ("tokens", r.get("tokens", "")),
              ("cost (USD)", r.get("cost_usd", "")), ("wall time (s)", r.get("wall_time_s", "")),
              ("sessions", r.get("sessions", ""))]
-    facts_html = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+    facts_html = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(_fact(v))}</td></tr>"
                          for k, v in facts)
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in r.get("notes", []))
     batch_rows = [{"batch": b["batch"], "candidates": b["size"], "merged": b["merged"],
@@ -266,8 +293,11 @@ def build_report(path: Path) -> tuple[str, dict[str, Any]]:
     result = load_result(d)
     file = (result or {}).get("file") or next(
         (e.get("file") for e in events if e["kind"] in ("run_started", "run_resumed")), None)
-    analysis = _analysis(Path(file), events) if file else None
-    s = run_summary(events, result, analysis.graph if analysis is not None else None)
+    analysis = _analysis(Path(file), events) if isinstance(file, str) else None
+    try:
+        s = run_summary(events, result, analysis.graph if analysis is not None else None)
+    except MalformedEvent as err:
+        raise InputError(d / "events.jsonl", err.index + 1, 0, str(err)) from None
     graph_html = ""
     if analysis is not None:
         from harness.report.graph import graph_component, graph_data
@@ -285,7 +315,8 @@ def _analysis(file: Path, events: list[dict[str, Any]]):
     the order.) The file as it is now when there is no record of the start."""
     from harness.blueprint.dag import analyse
     from harness.blueprint.imports import load_imports
-    from harness.blueprint.parse import parse_file, parse_text
+    from harness.blueprint.parse import parse_text
+    from harness.blueprint.source import parse_file
     from harness.workspace import find_workspace
 
     try:
@@ -297,8 +328,8 @@ def _analysis(file: Path, events: list[dict[str, Any]]):
 
 
 def _text_before_first_merge(file: Path, events: list[dict[str, Any]]) -> str | None:
-    first = next((e.get("commit") for e in events if e["kind"] == "merged" and e.get("commit")),
-                 None)
+    first = next((e.get("commit") for e in events
+                  if e.get("kind") == "merged" and e.get("commit")), None)
     if first is None:
         return None
     import git

@@ -19,7 +19,7 @@ from harness.agents.prover import (FEEDBACK_TITLE, MAX_FEEDBACK_CHARS, MAX_FEEDB
                                    feedback_section, prove_node)
 from harness.agents.roles import load_prompt, run_role
 from harness.agents.tools import ProveTools
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.errors import ExitCode, UsageError
 from harness.gate import forbidden as gate
 from harness.lean.toolchain import find_toolchain

@@ -12,7 +12,7 @@ from harness.agents.context import build_context
 from harness.agents.llm import LLMClient
 from harness.agents.prover import prove_with_llm
 from harness.agents.tools import ProveTools
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.library.query import open_index
 from tests.library.conftest import lib_ws, write  # noqa: F401 - the fixture
 from tests.support.llm_server import tool_call

@@ -11,7 +11,7 @@ from harness.agents.llm import LLMClient
 from harness.agents.prover import prove_node, prove_with_tactics
 from harness.agents.tactics import run_portfolio
 from harness.agents.tools import ProveTools
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.lean.toolchain import find_toolchain
 from tests.support.llm_server import text, tool_call, tool_calls
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.agents.tools import ProveTools
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.lean.nodecheck import check_node
 from harness.lean.toolchain import find_toolchain
 

@@ -49,7 +49,7 @@ def blueprints(draw) -> tuple[str, int]:
 def test_round_trip_is_byte_identical(case, bom):
     text, n = case
     data = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
-    from harness.blueprint.parse import decode
+    from harness.blueprint.source import decode
 
     decoded, has_bom = decode(data)
     bp = parse_text(decoded, "g.lean", bom=has_bom)

@@ -45,11 +45,15 @@ def load_result(ws: Path, file: Path) -> tuple[dict, Path]:
     d = run_dir(ws, file)
     path = d / "result.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8")), d
+        res = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SystemExit(f"{path}: no result.json (did `harness run` start?)") from None
     except (OSError, ValueError) as err:
         raise SystemExit(f"{path}: unreadable result.json: {err}") from None
+    if not isinstance(res, dict) or not isinstance(res.get("nodes") or {}, dict) \
+            or not all(isinstance(n, dict) for n in (res.get("nodes") or {}).values()):
+        raise SystemExit(f"{path}: unreadable result.json: not a run result (RunResult)")
+    return res, d
 
 
 def check(ws: Path, file: Path, nodes: list[str]) -> list[str]:

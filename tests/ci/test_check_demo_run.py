@@ -107,3 +107,11 @@ def test_no_run_is_exit_2(tmp_path: Path) -> None:
     f = workspace(tmp_path)
     out = check(f.parent.parent)
     assert out.returncode == 2 and "no result.json" in out.stderr
+
+
+@pytest.mark.parametrize("text", ["[]", '{"nodes": [1]}', '{"nodes": {"lem:pow-ten": "proved"}}'])
+def test_a_result_that_is_not_a_run_result_is_exit_2(run: Path, text: str) -> None:
+    result_path(run).write_text(text)
+    out = check(run)
+    assert out.returncode == 2 and "not a run result" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr

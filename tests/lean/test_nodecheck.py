@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.errors import CannotCertify, UsageError
 from harness.lean.nodecheck import build_check_text, check_node
 from harness.lean.toolchain import Toolchain

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.lean.messages import ALLOWED_AXIOMS
 from harness.lean.nodecheck import check_node
 from harness.lean.toolchain import find_toolchain

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.gate.elaborated import elaborated_hashes
 from harness.lean.toolchain import find_toolchain
 from harness.lean.verdict import check_file

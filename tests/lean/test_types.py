@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.blueprint.parse import parse_file, parse_text
+from harness.blueprint.parse import parse_text
+
+from harness.blueprint.source import parse_file
 from harness.errors import CannotCertify
 from harness.lean.toolchain import find_toolchain
 from harness.lean.verdict import CHECK_PREFIX, check_file, parse_check

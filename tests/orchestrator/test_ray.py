@@ -16,7 +16,7 @@ import pytest
 
 from harness.blueprint.dag import analyse
 from harness.blueprint.generate import generate_blueprint
-from harness.blueprint.parse import parse_file
+from harness.blueprint.source import parse_file
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
 from tests.orchestrator.support import fake_env, workspace

@@ -15,7 +15,8 @@ import git
 
 from harness.blueprint.dag import analyse
 from harness.blueprint.generate import generate_blueprint
-from harness.blueprint.parse import parse_file, parse_text
+from harness.blueprint.parse import parse_text
+from harness.blueprint.source import parse_file
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import live_status, run_dir
 from tests.orchestrator.support import fake_env, workspace

@@ -189,3 +189,49 @@ def test_fallback_layout_page_renders(tmp_path, browser, engine, monkeypatch):
     browser.open(page.as_uri())
     assert set(rendered_keys(browser)) == set(a.own)
     assert_clean(browser, page)
+
+
+WHEEL = ("document.getElementById('graph').dispatchEvent(new WheelEvent('wheel', {deltaY: -200, "
+         "clientX: 300, clientY: 300, ctrlKey: %s, bubbles: true, cancelable: true}))")
+
+
+def test_wheel_zooms_the_graph_page_and_scrolls_a_page_that_scrolls(tmp_path, browser):
+    a = analyse(parse_text(generate_blueprint(30, seed=2), "W.lean"))
+    page = tmp_path / "w.html"
+    page.write_text(render_html(graph_data(a)))
+    browser.open(page.as_uri())
+    k = browser.evaluate("window.harnessGraph.view().k")
+    assert browser.evaluate(WHEEL % "false") is False  # handled: default prevented
+    assert browser.evaluate("window.harnessGraph.view().k") > k
+    # the same component in a page taller than the window (as in the run report)
+    browser.evaluate("document.body.appendChild(Object.assign(document.createElement('div'), "
+                     "{style: 'height: 3000px'}))")
+    k = browser.evaluate("window.harnessGraph.view().k")
+    assert browser.evaluate(WHEEL % "false") is True  # left to the page: it scrolls
+    assert browser.evaluate("window.harnessGraph.view().k") == k
+    assert browser.evaluate(WHEEL % "true") is False
+    assert browser.evaluate("window.harnessGraph.view().k") > k
+    assert browser.console_errors() == []
+
+
+def test_workspace_graph_opens_readable_on_its_top_module(tmp_path, browser):
+    """Too big to fit readably: the first view is at a readable zoom, and the top module's
+    nodes in that first screen are all inside it (not cut at either side)."""
+    page = tmp_path / "graph.html"
+    r = harness("graph", str(BLUEPRINT), "-o", str(page))
+    assert r.returncode in (0, 1), r.stderr
+    browser.open(page.as_uri())
+    view = browser.evaluate("window.harnessGraph.view()")
+    box = browser.evaluate("(() => { const r = document.getElementById('graph')"
+                           ".getBoundingClientRect(); return [r.width, r.height]; })()")
+    data = json.loads(browser.evaluate("document.getElementById('graph-data').textContent"))
+    assert min(box[0] / data["layout"]["width"], box[1] / data["layout"]["height"]) < 0.7
+    assert view["k"] >= 0.7
+    first = min(data["nodes"], key=lambda n: n["y"])
+    top = [n for n in data["nodes"]
+           if n["module"] == first["module"] and n["y"] * view["k"] < box[1]]
+    assert len(top) >= 3
+    for n in top:
+        left = (n["x"] - n["w"] / 2) * view["k"] + view["x"]
+        right = (n["x"] + n["w"] / 2) * view["k"] + view["x"]
+        assert 0 <= left and right <= box[0], (n["key"], left, right, box)

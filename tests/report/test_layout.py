@@ -67,6 +67,30 @@ def test_igraph_layout():
     check_layout(lay, boxes, edges)
 
 
+@pytest.mark.parametrize("engine", [pytest.param("dot", marks=needs_dot), "igraph"])
+def test_modules_are_stacked_imported_first(engine):
+    """Three modules, the last one's nodes used by the first: each is a cluster box around its
+    nodes, one below the other in import order, so the picture is not one wide strip."""
+    _, boxes, edges = sample(90, seed=5)
+    mod = {b.key: ("M2", "M0", "M1")[i % 3] for i, b in enumerate(boxes)}
+    edges = [(u, v) for u, v in edges if mod[u] == mod[v] or (mod[u], mod[v]) in
+             {("M2", "M0"), ("M2", "M1"), ("M0", "M1")}]
+    boxes = [NodeBox(b.key, b.width, b.height, b.shape, mod[b.key]) for b in boxes]
+    lay = layout(boxes, edges, engine=engine)
+    assert lay.engine == engine
+    check_layout(lay, boxes, edges)
+    assert set(lay.clusters) == {"M0", "M1", "M2"}
+    for b in boxes:
+        x, y, w, h = lay.clusters[b.cluster]
+        cx, cy = lay.centres[b.key]
+        assert x <= cx - b.width / 2 and cx + b.width / 2 <= x + w + 0.5
+        assert y <= cy - b.height / 2 and cy + b.height / 2 <= y + h + 0.5
+    tops = sorted(lay.clusters, key=lambda c: lay.clusters[c][1])
+    assert tops == ["M2", "M0", "M1"]
+    for a, b in zip(tops, tops[1:]):
+        assert lay.clusters[a][1] + lay.clusters[a][3] <= lay.clusters[b][1]
+
+
 def test_missing_dot_falls_back_to_igraph(monkeypatch):
     monkeypatch.setenv("HARNESS_DOT", "no-such-dot")
     _, boxes, edges = sample(20)
@@ -116,6 +140,14 @@ def test_graph_of_a_workspace_directory(tmp_path):
              next(n["module"] for n in data["nodes"] if n["key"] == e["source"]) !=
              next(n["module"] for n in data["nodes"] if n["key"] == e["target"])]
     assert cross  # SLT files use each other's nodes
+    # modules are stacked, imported ones above, not set side by side in one wide strip
+    lay = data["layout"]
+    assert lay["width"] < 1.5 * lay["height"], (lay["width"], lay["height"])
+    boxes = sorted(clusters.values(), key=lambda c: c[1])
+    assert all(a[1] + a[3] <= b[1] for a, b in zip(boxes, boxes[1:]))
+    for e in cross:
+        mod = {n["key"]: n["module"] for n in data["nodes"]}
+        assert clusters[mod[e["source"]]][1] < clusters[mod[e["target"]]][1]
 
 
 def test_graph_of_two_files_and_of_an_empty_directory(tmp_path):

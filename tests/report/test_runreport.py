@@ -14,12 +14,14 @@ import networkx as nx
 import pytest
 
 from harness.blueprint.dag import analyse
-from harness.blueprint.parse import parse_file, parse_text
+from harness.blueprint.parse import parse_text
+from harness.blueprint.source import parse_file
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
 from harness.report.runreport import build_report, realised_critical_path, run_summary
 from tests.orchestrator.support import fake_env, run_session, scripted_runner, workspace
 from tests.orchestrator.test_run_cli import PY, config, harness
+from tests.orchestrator.test_run_stops import _default_sigint
 from tests.support.llm_server import ScriptedLLM, text
 
 POISONED, HOPELESS = "lem:add-shuffle", "thm:my-rev-my-rev"
@@ -97,6 +99,7 @@ def test_report_written_at_the_end_of_the_run_and_by_the_command(finished_run, t
                     "Blockers", "Realised critical path", "Graph by final status"):
         assert section in page
     assert HOPELESS in page and 'data-key="lem:add-shuffle"' in page
+    assert "<th>counts</th><td>proved " in page and "blocked 1" in page  # words, not a repr
     out = tmp_path / "r.html"
     r = harness(["report", str(d / "events.jsonl"), "-o", str(out), "--json"], f.parent)
     assert r.returncode == 0, r.stderr
@@ -116,6 +119,22 @@ def test_report_bad_input_is_one_line_exit_2(tmp_path):
     r = harness(["report", str(d)], tmp_path)
     assert r.returncode == 2 and r.stderr.startswith(f"{d / 'events.jsonl'}:2:0: ")
     assert "Traceback" not in r.stderr
+    # valid JSON, but an event without the fields its kind has: the same one line
+    for bad in ('{"v":1,"seq":2,"t":2,"kind":"attempt","node":"a"}',
+                '{"v":1,"seq":2,"t":2,"kind":"merge_intent","seq":"x"}',
+                '{"v":1,"seq":2,"t":"now","kind":"dispatch","aid":"a#1","node":"a"}'):
+        (d / "events.jsonl").write_text('{"v":1,"seq":1,"t":1,"kind":"run_started"}\n'
+                                        f"{bad}\n")
+        r = harness(["report", str(d)], tmp_path)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (bad, r.stderr)
+        assert r.stderr.startswith(f"{d / 'events.jsonl'}:2:0: malformed event"), r.stderr
+    # a result.json that is not a run's result
+    (d / "events.jsonl").write_text('{"v":1,"seq":1,"t":1,"kind":"run_started"}\n')
+    for bad in ("[]", '{"nodes": [1]}', '{"nodes": {"lem:a": "proved"}}'):
+        (d / "result.json").write_text(bad)
+        r = harness(["report", str(d)], tmp_path)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (bad, r.stderr)
+        assert r.stderr.startswith(f"{d / 'result.json'}:1:0: unreadable result"), r.stderr
 
 
 def test_killed_run_shows_attempts_in_flight(tmp_path):
@@ -132,10 +151,6 @@ def test_killed_run_shows_attempts_in_flight(tmp_path):
     assert {a["aid"]: a["outcome"] for a in s["attempts"]} == {"n#1": "in flight",
                                                                "m#1": "failed"}
     assert "no result.json" in text_ and "could not be read" in text_
-
-
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_report_written_on_interrupt(tmp_path):

@@ -34,16 +34,18 @@ PAN = ("window.dispatchEvent(new PointerEvent('pointermove', {clientX: 400 + n *
 
 def measure(b: Browser, n: int, engine: str) -> dict:
     a = analyse(parse_text(generate_blueprint(n, seed=1), "bench.lean"))
-    page = Path(tempfile.mkdtemp()) / f"g{n}.html"
-    page.write_text(render_html(graph_data(a, engine=engine)))
-    t0 = time.perf_counter()
-    b.open(page.as_uri(), settle_s=0)
-    ready = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="pagebench-") as tmp:
+        page = Path(tmp) / f"g{n}.html"
+        page.write_text(render_html(graph_data(a, engine=engine)))
+        size = page.stat().st_size
+        t0 = time.perf_counter()
+        b.open(page.as_uri(), settle_s=0)
+        ready = time.perf_counter() - t0
     zoom = b.evaluate(FRAMES.format(action=ZOOM))
     b.evaluate("document.getElementById('graph').dispatchEvent(new PointerEvent('pointerdown', "
                "{clientX: 400, clientY: 300, bubbles: true}))")
     pan = b.evaluate(FRAMES.format(action=PAN))
-    return {"nodes": n, "engine": engine, "page_mb": round(page.stat().st_size / 1e6, 2),
+    return {"nodes": n, "engine": engine, "page_mb": round(size / 1e6, 2),
             "load_s": round(ready, 2), "zoom_frame_ms": round(zoom, 1),
             "pan_frame_ms": round(pan, 1), "errors": b.console_errors()}
 
