@@ -14,7 +14,9 @@ from typing import Any
 
 import ray
 
-from harness.orchestrator.ray_worker import WorkerSpec, node_problem, reap_orphans
+from harness.orchestrator.ray_worker import (
+    WorkerSpec, node_problem, pid_alive, reap_orphans,
+)
 
 NAMESPACE = "harness"
 
@@ -73,7 +75,7 @@ class NodeService:
 
     def load(self) -> dict[str, Any]:
         """What runs here; dead attempts' Lean processes are reaped on the way."""
-        live = {aid: v for aid, v in self.running.items() if _alive(v[0])}
+        live = {aid: v for aid, v in self.running.items() if pid_alive(v[0])}
         self.running = live
         reaped = reap_orphans()
         running = [{"aid": a, "pid": p, "since": t} for a, (p, t) in sorted(live.items())]
@@ -85,16 +87,6 @@ class NodeService:
         if self.pool is not None:
             self.pool.close()
         return reap_orphans()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
 
 
 def service_name(node_id: str, spec: WorkerSpec) -> str:

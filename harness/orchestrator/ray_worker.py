@@ -173,7 +173,7 @@ def reap_orphans() -> int:
         pgid, sid = int(stat[2]), int(stat[3])
         # only the groups Lean runs lead (own session, harness.lean.run.spawn), never the
         # worker's own group
-        if stat[0] == "Z" or pgid != sid or pgid == owner or _pid_alive(owner):
+        if stat[0] == "Z" or pgid != sid or pgid == owner or pid_alive(owner):
             continue
         groups.add(pgid)
     n = 0
@@ -186,7 +186,8 @@ def reap_orphans() -> int:
     return n
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Is process ``pid`` still there (someone else's counts as alive)?"""
     try:
         os.kill(pid, 0)
         return True
