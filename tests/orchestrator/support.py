@@ -97,3 +97,21 @@ def run_session(file: Path, runner, *, gate=None, events: list | None = None, **
 
 
 PY = sys.executable
+
+
+def completion_config(ws: Path, url: str) -> None:
+    """harness.toml for the scripted server: every role in completion mode, and a tactic
+    portfolio that closes nothing (so proofs come from the model)."""
+    (ws / "harness.toml").write_text(f"""
+[endpoint]
+base_url = "{url}"
+default_model = "test-model"
+[roles.construct]
+mode = "completion"
+[roles.audit]
+mode = "completion"
+[roles.prove]
+mode = "completion"
+[tactics]
+tactics = ["bogus_tactic"]
+""")

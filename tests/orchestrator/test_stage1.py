@@ -9,7 +9,7 @@ import git
 
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
-from tests.orchestrator.support import fake_env
+from tests.orchestrator.support import completion_config, fake_env
 from tests.orchestrator.test_run_cli import harness
 from tests.support.llm_server import ScriptedLLM, text
 
@@ -70,19 +70,7 @@ def test_construct_audit_refine_lock_then_prove(tmp_path) -> None:
     src.write_text("Theorem. For every natural number n, n + 0 + 0 = n.\n")
     f = ws / "Blueprint" / "Main.lean"
     with ScriptedLLM(script) as srv:
-        (ws / "harness.toml").write_text(f"""
-[endpoint]
-base_url = "{srv.base_url}"
-default_model = "test-model"
-[roles.construct]
-mode = "completion"
-[roles.audit]
-mode = "completion"
-[roles.prove]
-mode = "completion"
-[tactics]
-tactics = ["bogus_tactic"]
-""")
+        completion_config(ws, srv.base_url)
         out = harness(["run", str(f), "--source", str(src), "--json", "--max-rounds", "3"], ws,
                       fake_env())
         requests = srv.chat_requests

@@ -11,6 +11,7 @@ import git
 
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
+from tests.orchestrator.support import completion_config as config
 from tests.orchestrator.support import fake_env, workspace
 from tests.orchestrator.test_run_cli import harness
 from tests.support.llm_server import ScriptedLLM, role_of, text
@@ -46,20 +47,6 @@ def fenced(lang: str, body: str) -> str:
     return f"```{lang}\n{body}\n```"
 
 
-def config(ws, url: str) -> None:
-    (ws / "harness.toml").write_text(f"""
-[endpoint]
-base_url = "{url}"
-default_model = "test-model"
-[roles.construct]
-mode = "completion"
-[roles.audit]
-mode = "completion"
-[roles.prove]
-mode = "completion"
-[tactics]
-tactics = ["bogus_tactic"]
-""")
 
 
 def auditor(req, weak_is: str = "0 + n = 0 + n"):
