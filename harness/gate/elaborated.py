@@ -112,19 +112,18 @@ def elaborated_hashes(bp: Blueprint, keys: Iterable[str], lean: Toolchain | obje
 def locked_types(bp: Blueprint, lock) -> list[tuple]:
     """(declaration, locked type hash) for every lock entry with a hash that is still in ``bp``
     under a name (a missing one is the lock check's business)."""
-    by_key: dict[str, object] = {}
-    for d in bp.decls:
-        if d.name:
-            by_key.setdefault(d.key, d)
-    return [(by_key[e.key], e.type_hash) for e in lock.entries
-            if e.type_hash and e.key in by_key]
+    return _locked(bp, lock, "type_hash")
 
 
 def locked_values(bp: Blueprint, lock) -> list[tuple]:
     """(definition, locked value hash) like :func:`locked_types`."""
+    return _locked(bp, lock, "value_hash")
+
+
+def _locked(bp: Blueprint, lock, field: str) -> list[tuple]:
     by_key: dict[str, object] = {}
     for d in bp.decls:
         if d.name:
             by_key.setdefault(d.key, d)
-    return [(by_key[e.key], e.value_hash) for e in lock.entries
-            if e.value_hash and e.key in by_key]
+    return [(by_key[e.key], getattr(e, field)) for e in lock.entries
+            if getattr(e, field) and e.key in by_key]
