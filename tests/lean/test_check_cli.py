@@ -95,3 +95,32 @@ def test_cannot_certify_exit_3(tmp_path: Path) -> None:
     res = harness("Crash.lean", cwd=ws)
     assert res.returncode == 3 and "exited with code 134" in res.stderr
 
+
+
+PLAIN = '''/-! A sorry-free module: no blueprint nodes, so every named declaration is audited. -/
+namespace SLT
+
+theorem clean (n : Nat) : n + 0 = n := by
+  omega
+
+private theorem hidden : 2 = 2 := rfl
+'''
+CHEAT = PLAIN + '''
+axiom cheat : 1 = 2
+
+theorem uses_cheat : 1 = 2 := cheat
+'''
+
+
+def test_module_axiom_audit_as_ci_runs_it(tmp_path: Path) -> None:
+    """lean.yml audits each SLT module with `harness check MODULE`: a user axiom is a finding."""
+    ws = make_workspace(tmp_path / "ws", {"SLT/Clean.lean": PLAIN, "SLT/Cheat.lean": CHEAT})
+    clean = harness("SLT/Clean.lean", "--json", cwd=ws)
+    assert clean.returncode == 0, clean.stderr
+    assert [n["key"] for n in json.loads(clean.stdout)["nodes"]] == ["SLT.clean", "SLT.hidden"]
+    cheat = harness("SLT/Cheat.lean", "--json", cwd=ws)
+    assert cheat.returncode == 1, cheat.stderr
+    by_key = {n["key"]: n for n in json.loads(cheat.stdout)["nodes"]}
+    assert by_key["SLT.uses_cheat"]["status"] == "axioms"
+    assert by_key["SLT.uses_cheat"]["forbidden_axioms"] == ["SLT.cheat"]
+    assert by_key["SLT.clean"]["status"] == "proved"
