@@ -128,6 +128,7 @@ def _print(v: FileVerdict) -> None:
         out.print(m.line(), markup=False, emoji=False, highlight=False)
     c = _counts(v)
     summary = ", ".join(f"{k} {c[k]}" for k in sorted(c))
-    verdict = "[green]all proved[/]" if v.ok else "[red]not all proved[/]"
+    verdict = ("[red]not all proved[/]" if not v.ok else "[green]all proved[/]" if v.nodes
+               else "[green]compiles; no named declaration to check[/]")
     out.print(f"{escape(v.path)}: {summary} — {verdict} (Lean {escape(v.lean_version or '?')}, "
               f"{v.wall_s:.1f}s)", emoji=False)

@@ -124,3 +124,6 @@ def test_module_axiom_audit_as_ci_runs_it(tmp_path: Path) -> None:
     assert by_key["SLT.uses_cheat"]["status"] == "axioms"
     assert by_key["SLT.uses_cheat"]["forbidden_axioms"] == ["SLT.cheat"]
     assert by_key["SLT.clean"]["status"] == "proved"
+    (ws / "SLT.lean").write_text("import SLT.Clean\n")  # a root module: nothing to audit, said so
+    root = harness("SLT.lean", cwd=ws)
+    assert root.returncode == 0 and "no named declaration to check" in root.stdout
