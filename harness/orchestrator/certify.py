@@ -139,6 +139,19 @@ def reopened_events(events: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any
     return out
 
 
+def lean_backed(events: Iterable[dict[str, Any]]) -> set[str]:
+    """The nodes whose latest word from Lean is a clean axiom report: clean in a `certified`
+    event and neither dirty in a later one nor re-opened since. Only these are reported proved."""
+    out: set[str] = set()
+    for e in events:
+        if e.get("kind") == "certified":
+            out |= set(e.get("clean", []))
+            out -= set(e.get("dirty", {}))
+        elif e.get("kind") == "reopened":
+            out.discard(e.get("node"))
+    return out
+
+
 def apply_lean_view(a: Analysis, reopened: dict[str, dict[str, Any]]) -> None:
     """Add the hidden edges to ``a.graph`` and drop from ``a.proved`` every node Lean does not
     back: a distrusted node, a node with a hidden unproved dependency, and what rests on them."""

@@ -22,7 +22,7 @@ from harness.blueprint.parse import parse_text
 from harness.blueprint.source import parse_file
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError
 from harness.orchestrator import procs
-from harness.orchestrator.certify import apply_lean_view, reopened_events
+from harness.orchestrator.certify import apply_lean_view, lean_backed, reopened_events
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import Executor, LocalExecutor, Runner
 from harness.orchestrator.record import Gate, GateOutcome, Record
@@ -314,12 +314,19 @@ class Session:
             apply_lean_view(a, reopened_events(self.log.events))
         return a
 
+    def _uncertified(self) -> str:
+        why = {"cannot certify": "Lean's final certification could not run (see the notes)",
+               "not run": "no final certification ran (no Lean)",
+               }.get(self.certification or "", "the run stopped before Lean's final certification")
+        return f"complete, but no axiom report of Lean confirms it: {why}"
+
     def _result(self, record: Record | None, st: RunState, stop: str, blocked: dict[str, str],
                 code: int) -> RunResult:
         nodes: dict[str, NodeResult] = {}
         head = record.head() if record is not None else None
         a = self._analysis(record)
         lean_reopened = reopened_events(self.log.events) if self.log is not None else {}
+        backed = lean_backed(self.log.events) if self.log is not None else set()
         waiting_on_imports = 0  # open nodes whose only missing proofs are in imported files
         if a is not None:
             ours = {id(d) for d in a.blueprint.decls}
@@ -330,9 +337,14 @@ class Session:
                 units = list(dict.fromkeys([k, *(p.key for p in a.parts(k))]))  # shared label
                 n = sum(st.attempts.get(u, 0) for u in units)
                 stuck = [u for u in units if u in blocked]
-                if k in a.proved:
-                    nodes[k] = NodeResult(status="proved", attempts=n, commit=next(
-                        (st.merged_nodes[u] for u in units if u in st.merged_nodes), None))
+                commit = next((st.merged_nodes[u] for u in units if u in st.merged_nodes), None)
+                # Lean certifies declarations: a shared label's parts, each under its own key
+                own_parts = [p.key for p in a.parts(k) if id(p) in ours] or [k]
+                if k in a.proved and all(u in backed for u in own_parts):
+                    nodes[k] = NodeResult(status="proved", attempts=n, commit=commit)
+                elif k in a.proved:  # complete in the text; Lean has not said so (yet)
+                    nodes[k] = NodeResult(status="open", reason=self._uncertified(), attempts=n,
+                                          commit=commit)
                 elif stuck:
                     nodes[k] = NodeResult(status="blocked", reason=blocked[stuck[0]], attempts=n)
                 elif any(p.status in OPEN_STATUSES and id(p) in ours for p in a.parts(k)):
@@ -355,7 +367,8 @@ class Session:
                     nodes[k] = NodeResult(status="open", reason=why, attempts=n)
         counts = {s: sum(1 for r in nodes.values() if r.status == s)
                   for s in ("proved", "open", "blocked")}
-        if code == ExitCode.OK and (counts["open"] or counts["blocked"]) \
+        uncertified = sum(1 for r in nodes.values() if r.reason == self._uncertified())
+        if code == ExitCode.OK and (counts["open"] - uncertified or counts["blocked"]) \
                 and self.settings.stage != "1":  # stage 1 alone succeeds by locking
             code = ExitCode.FINDINGS
         if code == ExitCode.OK and self.certification not in (None, "clean"):
@@ -363,6 +376,9 @@ class Session:
             code = ExitCode.FINDINGS if self.certification == "contradicted" \
                 else ExitCode.CANNOT_CERTIFY
             stop = f"final certification: {self.certification}"
+        if code == ExitCode.OK and uncertified and self.settings.stage != "1":
+            code = ExitCode.CANNOT_CERTIFY
+            stop = f"no axiom report of Lean confirms {uncertified} complete node(s)"
         finished = stop in ("nothing to do", "no progress possible", "all nodes proved")
         if finished and not counts["open"] and not counts["blocked"] and code == ExitCode.OK:
             stop = "all nodes proved"

@@ -163,3 +163,14 @@ def test_a_contradiction_without_a_named_culprit_blocks_the_node() -> None:
     assert "could not list" in r.reason
     apply_lean_view(a, {"lem:target": {"culprits": []}})
     assert "lem:target" not in a.proved
+
+
+def test_lean_backed_is_the_latest_word_of_lean() -> None:
+    from harness.orchestrator.certify import lean_backed
+
+    evs = [{"kind": "certified", "clean": ["a", "b"], "dirty": {"c": ["sorryAx"]}},
+           {"kind": "reopened", "node": "b"},
+           {"kind": "certified", "clean": ["c"], "dirty": {"a": ["sorryAx"]}},
+           {"kind": "merged", "nodes": ["d"]}]  # merged by the gate is not certified
+    assert lean_backed(evs) == {"c"}
+    assert lean_backed(evs[:1]) == {"a", "b"} and lean_backed([]) == set()
