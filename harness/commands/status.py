@@ -61,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
                   str(r["priority"]),
                   f"{Path(r['file']).name}:{r['line']}" if r["file"] else str(r["line"]))
     out.print(t)
+    # the states are read from the text (no Lean): say so where a reader might take them as proofs
+    out.print("[dim]state is read from the text; what Lean accepts: `harness check FILE`[/]")
     if live:
         out.print(f"[bold]Run[/] {live.get('run_id', '?')}: " + ", ".join(
             f"{k}={v}" for k, v in live.items() if k != "run_id" and not isinstance(v, (dict, list))))
