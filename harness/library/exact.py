@@ -1,0 +1,377 @@
+"""The exact pass: ask Lean for the environment's constants and merge them into the index.
+
+`lean/ExportDecls.lean` (shipped here, run as `lake env lean --run ExportDecls.lean MOD…` in the
+workspace) imports the built root modules of the indexed packages and prints one JSON line per
+constant (`ExactDecl`), then `{"done": N}`. The lines are streamed into a staging table inside
+the index build (the build hook of `store.build_index`), in one SAVEPOINT:
+
+- a scanned entry Lean knows (same name and module) gets `exact = 1`, Lean's flags, and Lean's
+  type when the scanner's signature is empty or guessed (`to_additive` / `field` entries);
+- a name Lean has and the scanner did not see (`to_additive`, projections, `@[simps]`, instances)
+  is added with origin `exact`, in the file of its module (a module the index does not know is
+  skipped);
+- a scanned entry Lean does not know stays, with `exact = 0`.
+
+Fail soft: a timeout, a non-zero exit, an unreadable line or a cut-short output rolls the
+savepoint back, so the scanned index is swapped in unchanged, and the report says why in one
+line. The Lean program is unverified here (no Lean on the development machine): see its header.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from harness.library.model import ExactReport
+from harness.library.names import identifiers, name_tokens, text_tokens
+
+PROGRAM = Path(__file__).with_name("lean") / "ExportDecls.lean"
+DEFAULT_TIMEOUT_S = 3600.0  # importing and pretty-printing all of Mathlib takes minutes
+META_KEY = "exact"
+BATCH = 2_000
+MAX_TYPE = 4_000
+_BINDER = re.compile(r"[({⦃\[]\s*([^:(){}\[\]⦃⦄]+?)\s*:|∀\s+([^,:(){}\[\]]+?)\s*[,:]")
+_TYPE_WEAK = ("to_additive", "field")  # scanner signatures that are guesses, not source text
+
+
+class ExactDecl(BaseModel):
+    """One line of ExportDecls' output: a constant of Lean's environment."""
+
+    name: str
+    kind: str
+    module: str
+    line: int = 0
+    type: str = ""
+    doc: str = ""
+    protected: bool = False
+    private: bool = False
+
+
+class ExactFailed(Exception):
+    """The exact pass produced no usable answer (the message is one line)."""
+
+
+# ---------------------------------------------------------------------------- what to import
+
+def olean_of(root: Path, module: str) -> Path:
+    """Where Lake puts a package's compiled module (`.lake/build/lib/lean/A/B.olean`)."""
+    return root.joinpath(".lake", "build", "lib", "lean", *module.split(".")).with_suffix(".olean")
+
+
+def built_roots(packages: Iterable[tuple[str, str | Path]]) -> list[tuple[str, Path]]:
+    """The top-level modules of the packages ``(name, root)`` whose `.olean` is built: what to
+    import. (Lean's core needs no build; Mathlib's `Mathlib.lean` imports its dependencies.)"""
+    out: list[tuple[str, Path]] = []
+    for name, root in packages:
+        r = Path(root)
+        if name == "lean4":
+            continue
+        try:
+            tops = sorted(p for p in r.glob("*.lean") if p.name != "lakefile.lean")
+        except OSError:
+            continue
+        for p in tops:
+            ol = olean_of(r, p.stem)
+            if ol.is_file():
+                out.append((p.stem, ol))
+    return out
+
+
+def exact_key(workspace: Path, roots: list[tuple[str, Path]]) -> str:
+    """What the exact pass's answer depends on: the toolchain and the built root modules."""
+    h = hashlib.sha1()
+    try:
+        h.update((workspace / "lean-toolchain").read_bytes())
+    except OSError:
+        pass
+    for mod, ol in roots:
+        try:
+            st = ol.stat()
+        except OSError:
+            continue
+        h.update(f"{mod}\0{ol}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------- running Lean
+
+def _first_error(lines: list[str]) -> str:
+    text = [ln.strip() for ln in lines if ln.strip()]
+    for ln in text:
+        if "error" in ln.lower() or "exception" in ln.lower():
+            return ln[:300]
+    return text[0][:300] if text else "no output"
+
+
+def stream_export(lake: Path, workspace: Path, modules: list[str], *, timeout_s: float,
+                  mem_mb: int | None = None) -> Iterator[ExactDecl]:
+    """Run ExportDecls and yield its declarations as they arrive; raises ExactFailed (after the
+    last yield) when Lean timed out, failed, printed garbage or stopped before `done`. The child
+    runs in its own process group and is killed (and reaped) on timeout or early close."""
+    from harness.lean.run import DEFAULT_MEM_MB, kill_group, spawn
+
+    argv = [str(lake), "env", "lean", "--run", str(PROGRAM), *modules]
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = spawn(argv, cwd=workspace, mem_mb=DEFAULT_MEM_MB if mem_mb is None else mem_mb,
+                         stderr=err)
+        except OSError as e:
+            raise ExactFailed(f"cannot run {lake}: {e.strerror or e}") from None
+        timed_out = threading.Event()
+
+        def on_timeout() -> None:
+            timed_out.set()
+            kill_group(proc)
+
+        timer = threading.Timer(timeout_s, on_timeout)
+        timer.daemon = True
+        timer.start()
+        garbage: list[tuple[int, str]] = []
+        done: int | None = None
+        count = 0
+        try:
+            assert proc.stdout is not None
+            for n, raw in enumerate(proc.stdout, 1):
+                text = raw.decode("utf-8", errors="replace").strip()
+                if not text:
+                    continue
+                try:
+                    obj = json.loads(text)
+                    if not isinstance(obj, dict):
+                        raise ValueError("not an object")
+                    if set(obj) == {"done"}:
+                        done = int(obj["done"])
+                        continue
+                    decl = ExactDecl.model_validate(obj)
+                except (ValueError, TypeError, ValidationError):
+                    if len(garbage) < 5:
+                        garbage.append((n, text))
+                    continue
+                if garbage or done is not None:
+                    continue  # the answer is already void; just drain
+                count += 1
+                yield decl
+            rc = proc.wait()
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                kill_group(proc)
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        err.seek(0)
+        stderr = err.read(1 << 16).decode("utf-8", errors="replace").splitlines()
+    if timed_out.is_set():
+        raise ExactFailed(f"Lean gave no complete answer within {timeout_s:g} s (killed)")
+    if rc != 0:
+        why = _first_error(stderr + [t for _, t in garbage])
+        raise ExactFailed(f"`lake env lean --run {PROGRAM.name}` failed (exit {rc}): {why}")
+    if garbage:
+        n, t = garbage[0]
+        raise ExactFailed(f"output line {n} is not a declaration: {t[:120]!r}")
+    if done is None:
+        raise ExactFailed("the output ended before its `done` line (cut short)")
+    if done != count:
+        raise ExactFailed(f"Lean reported {done} declarations but {count} arrived")
+
+
+# ---------------------------------------------------------------------------- merging
+
+def _consts(typ: str) -> list[str]:
+    bound = {b for g in _BINDER.findall(typ) for part in g for b in part.split()}
+    return [c for c in dict.fromkeys(identifiers(typ)) if c not in bound][:60]
+
+
+def _stage(con: sqlite3.Connection, decls: Iterator[ExactDecl], report: ExactReport) -> None:
+    con.execute("CREATE TEMP TABLE exact_in(name TEXT, kind TEXT, module TEXT, line INTEGER, "
+                "type TEXT, doc TEXT, protected INTEGER, private INTEGER)")
+    batch: list[tuple] = []
+    for d in decls:
+        batch.append((d.name, d.kind, d.module, d.line, d.type[:MAX_TYPE], d.doc,
+                      int(d.protected), int(d.private)))
+        if len(batch) >= BATCH:
+            con.executemany("INSERT INTO exact_in VALUES (?,?,?,?,?,?,?,?)", batch)
+            batch = []
+    con.executemany("INSERT INTO exact_in VALUES (?,?,?,?,?,?,?,?)", batch)
+    report.constants = con.execute("SELECT count(*) FROM exact_in").fetchone()[0]
+    con.execute("CREATE INDEX temp.exact_in_nm ON exact_in(name, module)")
+
+
+def _fts(con: sqlite3.Connection, op: str, where: str, args: tuple = ()) -> None:
+    if op == "delete":
+        con.execute("INSERT INTO fts(fts, rowid, name_tok, sig_tok, doc) SELECT 'delete', id, "
+                    f"name_tok, sig_tok, doc FROM decls WHERE {where}", args)
+    else:
+        con.execute("INSERT INTO fts(rowid, name_tok, sig_tok, doc) SELECT id, name_tok, "
+                    f"sig_tok, doc FROM decls WHERE {where}", args)
+
+
+def _reset(con: sqlite3.Connection, live_fts: bool) -> None:
+    """Forget an earlier exact pass (a constant Lean no longer has must not stay confirmed)."""
+    if live_fts:
+        _fts(con, "delete", "origin = 'exact'")
+    con.execute("DELETE FROM decls WHERE origin = 'exact'")
+    con.execute("UPDATE decls SET exact = 0 WHERE exact = 1")
+
+
+def _merge(con: sqlite3.Connection, report: ExactReport, live_fts: bool) -> None:
+    con.execute("CREATE TEMP TABLE exact_touched(id INTEGER PRIMARY KEY)")
+    updates: list[tuple] = []
+    for (did, sig, doc, origin, typ, edoc, prot, priv) in con.execute(
+            "SELECT d.id, d.signature, d.doc, d.origin, e.type, e.doc, e.protected, e.private "
+            "FROM decls d JOIN exact_in e ON e.name = d.name AND e.module = d.module").fetchall():
+        report.confirmed += 1
+        if typ and (not sig or origin in _TYPE_WEAK):
+            sig = ": " + typ
+            report.typed += 1
+        updates.append((sig, doc or edoc, prot, priv, " ".join(text_tokens(sig)), did))
+    con.executemany("INSERT OR IGNORE INTO exact_touched VALUES (?)", [(u[-1],) for u in updates])
+    if live_fts:
+        _fts(con, "delete", "id IN (SELECT id FROM exact_touched)")
+    con.executemany("UPDATE decls SET exact = 1, signature = ?, doc = ?, protected = ?, "
+                    "private = ?, sig_tok = ? WHERE id = ?", updates)
+    if live_fts:
+        _fts(con, "insert", "id IN (SELECT id FROM exact_touched)")
+    # the names only Lean knows, placed in the file of their module
+    first_id = (con.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
+    rows: list[tuple] = []
+    cur = con.execute(
+        "SELECT e.name, e.kind, e.module, e.line, e.type, e.doc, e.protected, e.private, "
+        "f.id, f.package, f.rel FROM exact_in e LEFT JOIN files f ON f.module = e.module "
+        "WHERE NOT EXISTS (SELECT 1 FROM decls d WHERE d.name = e.name AND d.module = e.module) "
+        "GROUP BY e.name, e.module")
+    for (name, kind, module, line, typ, edoc, prot, priv, fid, pkg, rel) in cur.fetchall():
+        if fid is None:
+            report.unplaced += 1
+            continue
+        sig = ": " + typ if typ else ""
+        rows.append((fid, pkg, name, name.rsplit(".", 1)[-1], kind, module, rel, line, sig, edoc,
+                     "", priv, prot, "exact", 1, " ".join(_consts(typ)),
+                     name.rpartition(".")[0], " ".join(name_tokens(name)),
+                     " ".join(text_tokens(sig))))
+    from harness.library.store import DECL_COLS
+
+    for k in range(0, len(rows), BATCH):
+        con.executemany(f"INSERT INTO decls({DECL_COLS}) VALUES ({','.join('?' * 19)})",
+                        rows[k:k + BATCH])
+    report.added = len(rows)
+    if live_fts and rows:
+        _fts(con, "insert", "id >= ?", (first_id,))
+    con.execute("DROP TABLE exact_touched")
+
+
+def merge_stream(con: sqlite3.Connection, decls: Iterator[ExactDecl], report: ExactReport,
+                 *, live_fts: bool, key: str) -> None:
+    """Merge an exact answer into an index being built, all or nothing (see module docstring).
+    ``live_fts``: the FTS table is kept row by row (an incremental build), else rebuilt later."""
+    con.execute("SAVEPOINT exact")
+    try:
+        _stage(con, decls, report)
+        _reset(con, live_fts)
+        _merge(con, report, live_fts)
+        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (META_KEY, key))
+    except BaseException:
+        con.execute("ROLLBACK TO exact")
+        con.execute("RELEASE exact")
+        con.execute("DROP TABLE IF EXISTS temp.exact_in")
+        con.execute("DROP TABLE IF EXISTS temp.exact_touched")
+        for k in ("constants", "confirmed", "added", "typed", "unplaced"):
+            setattr(report, k, 0)
+        raise
+    con.execute("RELEASE exact")
+    con.execute("DROP TABLE temp.exact_in")
+    report.ran = True
+
+
+class ExactPass:
+    """The build step `store.build_index` calls (``step=``): decides whether the exact pass is
+    due (``stale``) and merges Lean's answer into the connection of the build (``apply``)."""
+
+    def __init__(self, workspace: Path, lake: Path, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 progress=None) -> None:
+        self.workspace, self.lake, self.timeout_s = workspace, lake, timeout_s
+        self.progress = progress  # (package, done, total) like the scanner's
+        self.report = ExactReport()
+
+    def _plan(self, con: sqlite3.Connection) -> tuple[list[str], str]:
+        roots = built_roots(con.execute("SELECT name, root FROM packages ORDER BY rowid"))
+        return [m for m, _ in roots], exact_key(self.workspace, roots)
+
+    def stale(self, path: Path) -> bool:
+        """Would an exact pass change the current (complete) index file?"""
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            mods, key = self._plan(con)
+            row = con.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+        except sqlite3.Error:
+            return True
+        finally:
+            con.close()
+        if not mods:
+            self.report.skipped = "no built module to import (run `lake build` first)"
+            return False
+        if row is not None and row[0] == key:
+            self.report.ran, self.report.skipped = True, "unchanged since the last exact pass"
+            return False
+        return True
+
+    def apply(self, con: sqlite3.Connection, live_fts: bool) -> None:
+        t0 = time.perf_counter()
+        rep = self.report
+        mods, key = self._plan(con)
+        rep.modules = mods
+        if not mods:
+            rep.skipped = "no built module to import (run `lake build` first)"
+            return
+        if con.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone() == (key,) \
+                and live_fts:
+            rep.ran, rep.skipped = True, "unchanged since the last exact pass"
+            return
+
+        def counted() -> Iterator[ExactDecl]:
+            for i, d in enumerate(stream_export(self.lake, self.workspace, mods,
+                                                timeout_s=self.timeout_s), 1):
+                if self.progress and i % 5_000 == 0:
+                    self.progress("exact (Lean)", i, 0)
+                yield d
+
+        try:
+            merge_stream(con, counted(), rep, live_fts=live_fts, key=key)
+        except ExactFailed as err:
+            rep.error = str(err)
+        rep.seconds = round(time.perf_counter() - t0, 3)
+
+
+def exact_step(workspace: Path, mode: str, *, lake: str | None = None,
+               timeout_s: float | None = None) -> tuple[ExactPass | None, str]:
+    """The exact pass for `harness index`: ``mode`` is `on` (required: a missing Lean or an
+    unbuilt workspace is a usage error, exit 2), `auto` (when Lean and a build are there) or
+    `off`. Returns the step (or None) and, when None, why it is skipped."""
+    from harness.errors import UsageError
+    from harness.lean.toolchain import find_lake
+    from harness.library.sources import discover
+
+    if mode == "off":
+        return None, "not requested (--no-exact)"
+    try:
+        path = find_lake(lake)
+    except UsageError as err:
+        if mode == "on":
+            raise UsageError(f"index --exact: {err}") from None
+        return None, "no Lean toolchain found"
+    if not built_roots((p.name, p.root) for p in discover(workspace)):
+        why = ("nothing is built (no .olean under .lake/build/lib/lean/ of the workspace or any "
+               "package); run `lake build` first")
+        if mode == "on":
+            raise UsageError(f"index --exact: {why}")
+        return None, why
+    return ExactPass(workspace, path, timeout_s=timeout_s or DEFAULT_TIMEOUT_S), ""
