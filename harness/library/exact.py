@@ -37,6 +37,7 @@ from harness.library.names import identifiers, name_tokens, text_tokens
 PROGRAM = Path(__file__).with_name("lean") / "ExportDecls.lean"
 DEFAULT_TIMEOUT_S = 3600.0  # importing and pretty-printing all of Mathlib takes minutes
 META_KEY = "exact"
+FAILED_KEY = "exact_failed"  # the build an exact pass failed for: auto mode does not retry it
 BATCH = 2_000
 MAX_TYPE = 4_000
 _BINDER = re.compile(r"[({⦃\[]\s*([^:(){}\[\]⦃⦄]+?)\s*:|∀\s+([^,:(){}\[\]]+?)\s*[,:]")
@@ -224,16 +225,19 @@ def _reset(con: sqlite3.Connection, live_fts: bool) -> None:
 
 
 def _merge(con: sqlite3.Connection, report: ExactReport, live_fts: bool) -> None:
+    # the join goes decls -> the staging table's (name, module) index: no index on decls needed
     con.execute("CREATE TEMP TABLE exact_touched(id INTEGER PRIMARY KEY)")
     updates: list[tuple] = []
-    for (did, sig, doc, origin, typ, edoc, prot, priv) in con.execute(
-            "SELECT d.id, d.signature, d.doc, d.origin, e.type, e.doc, e.protected, e.private "
-            "FROM decls d JOIN exact_in e ON e.name = d.name AND e.module = d.module").fetchall():
-        report.confirmed += 1
+    matched: set[int] = set()
+    for (eid, did, sig, doc, origin, typ, edoc, prot, priv) in con.execute(
+            "SELECT e.rowid, d.id, d.signature, d.doc, d.origin, e.type, e.doc, e.protected, "
+            "e.private FROM decls d JOIN exact_in e ON e.name = d.name AND e.module = d.module"):
+        matched.add(eid)
         if typ and (not sig or origin in _TYPE_WEAK):
             sig = ": " + typ
             report.typed += 1
         updates.append((sig, doc or edoc, prot, priv, " ".join(text_tokens(sig)), did))
+    report.confirmed = len(updates)
     con.executemany("INSERT OR IGNORE INTO exact_touched VALUES (?)", [(u[-1],) for u in updates])
     if live_fts:
         _fts(con, "delete", "id IN (SELECT id FROM exact_touched)")
@@ -241,32 +245,41 @@ def _merge(con: sqlite3.Connection, report: ExactReport, live_fts: bool) -> None
                     "private = ?, sig_tok = ? WHERE id = ?", updates)
     if live_fts:
         _fts(con, "insert", "id IN (SELECT id FROM exact_touched)")
+    con.execute("DROP TABLE exact_touched")
+    del updates
     # the names only Lean knows, placed in the file of their module
+    files: dict[str, tuple[int, str, str]] = {}
+    for fid, pkg, rel, module in con.execute("SELECT id, package, rel, module FROM files "
+                                             "ORDER BY id DESC"):
+        files[module] = (fid, pkg, rel)
     first_id = (con.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
+    from harness.library.store import DECL_COLS
+
+    insert = f"INSERT INTO decls({DECL_COLS}) VALUES ({','.join('?' * 19)})"
     rows: list[tuple] = []
-    cur = con.execute(
-        "SELECT e.name, e.kind, e.module, e.line, e.type, e.doc, e.protected, e.private, "
-        "f.id, f.package, f.rel FROM exact_in e LEFT JOIN files f ON f.module = e.module "
-        "WHERE NOT EXISTS (SELECT 1 FROM decls d WHERE d.name = e.name AND d.module = e.module) "
-        "GROUP BY e.name, e.module")
-    for (name, kind, module, line, typ, edoc, prot, priv, fid, pkg, rel) in cur.fetchall():
-        if fid is None:
+    for (eid, name, kind, module, line, typ, edoc, prot, priv) in con.execute(
+            "SELECT rowid, name, kind, module, line, type, doc, protected, private "
+            "FROM exact_in"):
+        if eid in matched:
+            continue
+        place = files.get(module)
+        if place is None:
             report.unplaced += 1
             continue
+        fid, pkg, rel = place
         sig = ": " + typ if typ else ""
         rows.append((fid, pkg, name, name.rsplit(".", 1)[-1], kind, module, rel, line, sig, edoc,
                      "", priv, prot, "exact", 1, " ".join(_consts(typ)),
                      name.rpartition(".")[0], " ".join(name_tokens(name)),
                      " ".join(text_tokens(sig))))
-    from harness.library.store import DECL_COLS
-
-    for k in range(0, len(rows), BATCH):
-        con.executemany(f"INSERT INTO decls({DECL_COLS}) VALUES ({','.join('?' * 19)})",
-                        rows[k:k + BATCH])
-    report.added = len(rows)
-    if live_fts and rows:
+        if len(rows) >= BATCH:
+            con.executemany(insert, rows)
+            report.added += len(rows)
+            rows = []
+    con.executemany(insert, rows)
+    report.added += len(rows)
+    if live_fts and report.added:
         _fts(con, "insert", "id >= ?", (first_id,))
-    con.execute("DROP TABLE exact_touched")
 
 
 def merge_stream(con: sqlite3.Connection, decls: Iterator[ExactDecl], report: ExactReport,
@@ -297,8 +310,9 @@ class ExactPass:
     due (``stale``) and merges Lean's answer into the connection of the build (``apply``)."""
 
     def __init__(self, workspace: Path, lake: Path, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 progress=None) -> None:
+                 progress=None, retry: bool = True) -> None:
         self.workspace, self.lake, self.timeout_s = workspace, lake, timeout_s
+        self.retry = retry  # False: a build whose pass failed before is not asked again
         self.progress = progress  # (package, done, total) like the scanner's
         self.report = ExactReport()
 
@@ -311,16 +325,24 @@ class ExactPass:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
         try:
             mods, key = self._plan(con)
-            row = con.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+            meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN (?, ?)",
+                                    (META_KEY, FAILED_KEY)))
         except sqlite3.Error:
             return True
         finally:
             con.close()
+        return self._due(mods, key, meta)
+
+    def _due(self, mods: list[str], key: str, meta: dict[str, str]) -> bool:
         if not mods:
             self.report.skipped = "no built module to import (run `lake build` first)"
             return False
-        if row is not None and row[0] == key:
+        if meta.get(META_KEY) == key:
             self.report.ran, self.report.skipped = True, "unchanged since the last exact pass"
+            return False
+        if not self.retry and meta.get(FAILED_KEY) == key:
+            self.report.skipped = ("it failed for this build before (`harness index --exact` "
+                                   "retries)")
             return False
         return True
 
@@ -329,13 +351,10 @@ class ExactPass:
         rep = self.report
         mods, key = self._plan(con)
         rep.modules = mods
-        if not mods:
-            rep.skipped = "no built module to import (run `lake build` first)"
-            return
-        if con.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone() == (key,) \
-                and live_fts:
-            rep.ran, rep.skipped = True, "unchanged since the last exact pass"
-            return
+        meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN (?, ?)",
+                                (META_KEY, FAILED_KEY)))
+        if not self._due(mods, key, meta if live_fts else {}):
+            return  # (a full build starts empty: its earlier answer is not in the new file)
 
         def counted() -> Iterator[ExactDecl]:
             for i, d in enumerate(stream_export(self.lake, self.workspace, mods,
@@ -348,6 +367,9 @@ class ExactPass:
             merge_stream(con, counted(), rep, live_fts=live_fts, key=key)
         except ExactFailed as err:
             rep.error = str(err)
+            con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (FAILED_KEY, key))
+        else:
+            con.execute("DELETE FROM meta WHERE key = ?", (FAILED_KEY,))
         rep.seconds = round(time.perf_counter() - t0, 3)
 
 
@@ -374,4 +396,5 @@ def exact_step(workspace: Path, mode: str, *, lake: str | None = None,
         if mode == "on":
             raise UsageError(f"index --exact: {why}")
         return None, why
-    return ExactPass(workspace, path, timeout_s=timeout_s or DEFAULT_TIMEOUT_S), ""
+    return ExactPass(workspace, path, timeout_s=timeout_s or DEFAULT_TIMEOUT_S,
+                     retry=mode == "on"), ""

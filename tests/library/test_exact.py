@@ -221,6 +221,9 @@ def test_cli_failure_is_one_line_and_exit_code_by_mode(built_ws: Path):
         lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
         assert len(lines) == 1 and lines[0].startswith("exact pass failed: ")
         assert lines[0].endswith("; the scanned index is kept")
+        r = harness("index", "--lake", str(FAKE_LAKE), cwd=built_ws)  # auto: not retried
+        assert r.returncode == 0 and not r.stderr.strip()
+        assert "exact pass: it failed for this build before" in r.stdout
         r = harness("index", "--exact", "--rebuild", "--lake", str(FAKE_LAKE), cwd=built_ws)
         assert r.returncode == 1 and "exact pass failed" in r.stderr
     finally:
