@@ -231,3 +231,51 @@ def test_cli_failure_is_one_line_and_exit_code_by_mode(built_ws: Path):
         os.environ.update(old)
     r = harness("search", "Real.exp_le_exp", "--k", "1", "--json", cwd=built_ws)
     assert r.returncode == 0 and json.loads(r.stdout)["hits"][0]["exact"] is False
+
+
+# ---------------------------------------------------------------------------- with a real Lean
+STRUCT = """\
+namespace Tiny
+
+structure Pair where
+  fst : Nat
+  snd : Nat
+
+structure Triple extends Pair where
+  thd : Nat
+
+instance : Inhabited Pair := ⟨⟨0, 0⟩⟩
+
+end Tiny
+"""
+
+
+@pytest.mark.lean
+def test_real_lean_runs_export_decls(tmp_path: Path):
+    """On CI (a real toolchain): the program elaborates, runs and its answer is merged."""
+    import shutil
+    import subprocess
+
+    from tests.lean.conftest import FIXTURES
+    from tests.support.fakelean import real_lake
+
+    lake = real_lake()
+    if lake is None:
+        pytest.skip("no real Lean toolchain (lake) found")
+    ws = tmp_path / "project"
+    shutil.copytree(FIXTURES / "project", ws)
+    root_pin = Path(__file__).resolve().parents[2] / "lean-toolchain"
+    if root_pin.is_file():
+        shutil.copy(root_pin, ws / "lean-toolchain")
+    write(ws / "Tiny" / "Struct.lean", STRUCT)
+    (ws / "Tiny.lean").write_text((ws / "Tiny.lean").read_text() + "import Tiny.Struct\n")
+    subprocess.run([str(lake), "build"], cwd=ws, check=True, timeout=900, capture_output=True)
+    step = ExactPass(ws, lake, timeout_s=900)
+    build_index(ws, step=step)
+    assert step.report.ran and not step.report.error, step.report.error
+    assert step.report.modules == ["Tiny"]
+    got = rows(ws, "module LIKE 'Tiny%'")
+    assert got["Tiny.two_add_two"][:2] == ("source", 1)
+    assert got["Tiny.Triple.toPair"][:2] == ("exact", 1)
+    assert got["Tiny.instInhabitedPair"][:2] == ("exact", 1)
+    assert got["Tiny.Pair.fst"][1] == 1

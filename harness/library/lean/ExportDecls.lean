@@ -40,7 +40,8 @@ def kindOf (env : Environment) (n : Name) (ci : ConstantInfo) (inst : Bool) : St
 /-- Lean's own notion of a name users never write: `Name.isInternalDetail` (`_`-prefixed parts,
 `match_N`, `proof_N`, `eq_N`, numeric parts; `src/Lean/Data/Name.lean`), auxiliary recursors
 (`casesOn`, `recOn`, `brecOn`, `below`: `isAuxRecursor`, `src/Lean/AuxRecursor.lean`),
-`noConfusion` (`isNoConfusion`, same file) and recursors (`isRecCore`) — the same three tests
+`noConfusion` (`isNoConfusion`, same file) and recursors (`isRecCore`, `src/Lean/MonadEnv.lean`)
+— the same three tests
 `findDeclarationRanges?` uses to recognise generated declarations
 (`src/Lean/DeclarationRange.lean`). `user` is the name with any private prefix removed. -/
 def hidden (env : Environment) (n user : Name) : Bool :=
@@ -50,7 +51,7 @@ def hidden (env : Environment) (n user : Name) : Bool :=
 /-- One constant as one JSON line. `ppExpr` (`src/Lean/Meta/Basic.lean`) runs the delaborator;
 `Core.withCurrHeartbeats` (`src/Lean/CoreM.lean`) gives each constant a fresh heartbeat budget so
 one pathological type cannot starve the rest; a failure leaves `type` empty. -/
-def line (env : Environment) (mods : Array Name) (insts : Instances) (n : Name)
+def declLine (env : Environment) (mods : Array Name) (insts : Instances) (n : Name)
     (ci : ConstantInfo) : CoreM (Option String) := do
   -- `privateToUserName`, `isPrivateName`: src/Lean/PrivateName.lean
   let priv := isPrivateName n
@@ -91,7 +92,7 @@ def exportAll (env : Environment) : CoreM Unit := do
   let insts := instanceExtension.getState env
   let mut count := 0
   for (n, ci) in env.constants.map₁.toList do
-    if let some s ← line env mods insts n ci then
+    if let some s ← declLine env mods insts n ci then
       out.putStrLn s
       count := count + 1
       if count % 1000 == 0 then out.flush
@@ -101,8 +102,9 @@ def exportAll (env : Environment) : CoreM Unit := do
 end HarnessExport
 
 /-- `lean --run ExportDecls.lean MOD…`. Extensions must be loaded for instance, class, structure
-and notation data (`importModules … (loadExts := true)`, which is only safe after
-`enableInitializersExecution`: both in `src/Lean/Environment.lean`); the search path comes from
+and notation data (`importModules … (loadExts := true)`, `src/Lean/Environment.lean`, which is
+only safe after `enableInitializersExecution`, `src/Lean/ImportingFlag.lean`, an `unsafe … : IO
+Unit` at v4.32, hence `unsafe def main`); the search path comes from
 `LEAN_PATH`, which `lake env` sets (`initSearchPath`, `findSysroot`: `src/Lean/Util/Path.lean`). -/
 unsafe def main (args : List String) : IO UInt32 := do
   if args.isEmpty then
