@@ -26,13 +26,14 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
 from harness.library.model import ExactReport
 from harness.library.names import identifiers, name_tokens, text_tokens
+from harness.library.store import DECL_COLS
 
 PROGRAM = Path(__file__).with_name("lean") / "ExportDecls.lean"
 DEFAULT_TIMEOUT_S = 3600.0  # importing and pretty-printing all of Mathlib takes minutes
@@ -216,46 +217,74 @@ def _fts(con: sqlite3.Connection, op: str, where: str, args: tuple = ()) -> None
                     f"sig_tok, doc FROM decls WHERE {where}", args)
 
 
-def _reset(con: sqlite3.Connection, live_fts: bool) -> None:
+Note = Callable[[str, tuple], None]  # (WHERE clause on decls, args): rows about to be deleted
+
+
+def _reset(con: sqlite3.Connection, live_fts: bool, note: Note | None) -> None:
     """Forget an earlier exact pass (a constant Lean no longer has must not stay confirmed)."""
+    if note is not None:
+        note("origin = 'exact'", ())
     if live_fts:
         _fts(con, "delete", "origin = 'exact'")
     con.execute("DELETE FROM decls WHERE origin = 'exact'")
     con.execute("UPDATE decls SET exact = 0 WHERE exact = 1")
 
 
-def _merge(con: sqlite3.Connection, report: ExactReport, live_fts: bool) -> None:
-    # the join goes decls -> the staging table's (name, module) index: no index on decls needed
-    con.execute("CREATE TEMP TABLE exact_touched(id INTEGER PRIMARY KEY)")
-    updates: list[tuple] = []
+_COLS = [c.strip() for c in DECL_COLS.split(",")]
+_I = {c: i for i, c in enumerate(_COLS)}
+
+
+def _merge(con: sqlite3.Connection, report: ExactReport, live_fts: bool,
+           note: Note | None) -> None:
+    """Confirm, retype and add (see the module docstring). A row whose text changes is deleted
+    and inserted anew (a new id), so that whatever indexes rows by id and text (the FTS table,
+    posting lists) sees one deletion and one insertion; a row whose text stays only gets flags."""
+    flags: list[tuple] = []
+    redo: list[tuple] = []
+    gone: list[tuple[int]] = []
     matched: set[int] = set()
-    for (eid, did, sig, doc, origin, typ, edoc, prot, priv) in con.execute(
-            "SELECT e.rowid, d.id, d.signature, d.doc, d.origin, e.type, e.doc, e.protected, "
-            "e.private FROM decls d JOIN exact_in e ON e.name = d.name AND e.module = d.module"):
+    # the join goes decls -> the staging table's (name, module) index: no index on decls needed
+    for r in con.execute(
+            f"SELECT e.rowid, d.id, {', '.join('d.' + c for c in _COLS)}, e.type, e.doc, "
+            "e.protected, e.private FROM decls d JOIN exact_in e "
+            "ON e.name = d.name AND e.module = d.module"):
+        eid, did, row = r[0], r[1], list(r[2:2 + len(_COLS)])
+        typ, edoc, prot, priv = r[2 + len(_COLS):]
         matched.add(eid)
-        if typ and (not sig or origin in _TYPE_WEAK):
-            sig = ": " + typ
-            report.typed += 1
-        updates.append((sig, doc or edoc, prot, priv, " ".join(text_tokens(sig)), did))
-    report.confirmed = len(updates)
-    con.executemany("INSERT OR IGNORE INTO exact_touched VALUES (?)", [(u[-1],) for u in updates])
+        sig, doc = row[_I["signature"]] or "", row[_I["doc"]] or ""
+        new_sig = ": " + typ if typ and (not sig or row[_I["origin"]] in _TYPE_WEAK) else sig
+        new_doc = doc or edoc
+        if (new_sig, new_doc) == (sig, doc):
+            flags.append((prot, priv, did))
+            continue
+        report.typed += new_sig != sig
+        row[_I["signature"]], row[_I["doc"]] = new_sig, new_doc
+        row[_I["sig_tok"]] = " ".join(text_tokens(new_sig))
+        row[_I["exact"]], row[_I["protected"]], row[_I["private"]] = 1, prot, priv
+        gone.append((did,))
+        redo.append(tuple(row))
+    report.confirmed = len(flags) + len(redo)
+    con.executemany("UPDATE decls SET exact = 1, protected = ?, private = ? WHERE id = ?", flags)
+    del flags
+    con.execute("CREATE TEMP TABLE exact_gone(id INTEGER PRIMARY KEY)")
+    con.executemany("INSERT OR IGNORE INTO exact_gone VALUES (?)", gone)
+    where = "id IN (SELECT id FROM temp.exact_gone)"
+    if note is not None:
+        note(where, ())
     if live_fts:
-        _fts(con, "delete", "id IN (SELECT id FROM exact_touched)")
-    con.executemany("UPDATE decls SET exact = 1, signature = ?, doc = ?, protected = ?, "
-                    "private = ?, sig_tok = ? WHERE id = ?", updates)
-    if live_fts:
-        _fts(con, "insert", "id IN (SELECT id FROM exact_touched)")
-    con.execute("DROP TABLE exact_touched")
-    del updates
+        _fts(con, "delete", where)
+    con.execute(f"DELETE FROM decls WHERE {where}")
+    con.execute("DROP TABLE temp.exact_gone")
+    first_id = (con.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
+    insert = f"INSERT INTO decls({DECL_COLS}) VALUES ({','.join('?' * len(_COLS))})"
+    for k in range(0, len(redo), BATCH):
+        con.executemany(insert, redo[k:k + BATCH])
+    del redo
     # the names only Lean knows, placed in the file of their module
     files: dict[str, tuple[int, str, str]] = {}
     for fid, pkg, rel, module in con.execute("SELECT id, package, rel, module FROM files "
                                              "ORDER BY id DESC"):
         files[module] = (fid, pkg, rel)
-    first_id = (con.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
-    from harness.library.store import DECL_COLS
-
-    insert = f"INSERT INTO decls({DECL_COLS}) VALUES ({','.join('?' * 19)})"
     rows: list[tuple] = []
     for (eid, name, kind, module, line, typ, edoc, prot, priv) in con.execute(
             "SELECT rowid, name, kind, module, line, type, doc, protected, private "
@@ -278,25 +307,27 @@ def _merge(con: sqlite3.Connection, report: ExactReport, live_fts: bool) -> None
             rows = []
     con.executemany(insert, rows)
     report.added += len(rows)
-    if live_fts and report.added:
+    if live_fts:
         _fts(con, "insert", "id >= ?", (first_id,))
 
 
 def merge_stream(con: sqlite3.Connection, decls: Iterator[ExactDecl], report: ExactReport,
-                 *, live_fts: bool, key: str) -> None:
+                 *, live_fts: bool, key: str, note: Note | None = None) -> None:
     """Merge an exact answer into an index being built, all or nothing (see module docstring).
-    ``live_fts``: the FTS table is kept row by row (an incremental build), else rebuilt later."""
+    ``live_fts``: the FTS table is kept row by row (an incremental build), else rebuilt later.
+    ``note``: told which rows are about to be deleted (for per-row indexes kept incrementally);
+    every inserted row has an id above all ids that existed before."""
     con.execute("SAVEPOINT exact")
     try:
         _stage(con, decls, report)
-        _reset(con, live_fts)
-        _merge(con, report, live_fts)
+        _reset(con, live_fts, note)
+        _merge(con, report, live_fts, note)
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (META_KEY, key))
     except BaseException:
         con.execute("ROLLBACK TO exact")
         con.execute("RELEASE exact")
         con.execute("DROP TABLE IF EXISTS temp.exact_in")
-        con.execute("DROP TABLE IF EXISTS temp.exact_touched")
+        con.execute("DROP TABLE IF EXISTS temp.exact_gone")
         for k in ("constants", "confirmed", "added", "typed", "unplaced"):
             setattr(report, k, 0)
         raise
@@ -346,7 +377,7 @@ class ExactPass:
             return False
         return True
 
-    def apply(self, con: sqlite3.Connection, live_fts: bool) -> None:
+    def apply(self, con: sqlite3.Connection, live_fts: bool, note: Note | None = None) -> None:
         t0 = time.perf_counter()
         rep = self.report
         mods, key = self._plan(con)
@@ -364,7 +395,7 @@ class ExactPass:
                 yield d
 
         try:
-            merge_stream(con, counted(), rep, live_fts=live_fts, key=key)
+            merge_stream(con, counted(), rep, live_fts=live_fts, key=key, note=note)
         except ExactFailed as err:
             rep.error = str(err)
             con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (FAILED_KEY, key))

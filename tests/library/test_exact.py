@@ -279,3 +279,38 @@ def test_real_lean_runs_export_decls(tmp_path: Path):
     assert got["Tiny.Triple.toPair"][:2] == ("exact", 1)
     assert got["Tiny.instInhabitedPair"][:2] == ("exact", 1)
     assert got["Tiny.Pair.fst"][1] == 1
+
+
+def test_merge_tells_which_rows_go_and_inserts_above_old_ids(built_ws: Path, monkeypatch):
+    """For per-row indexes kept incrementally (the FTS table, posting lists): a row whose text
+    changes is deleted (announced first) and inserted anew; new ids are above every old id."""
+    from harness.library.exact import ExactDecl, merge_stream
+    from harness.library.model import ExactReport
+
+    build_index(built_ws)  # scan only
+    con = sqlite3.connect(index_path(built_ws))
+    old_max = con.execute("SELECT max(id) FROM decls").fetchone()[0]
+    field_id = con.execute("SELECT id FROM decls WHERE name = 'Demo.MulHom''.toFun'").fetchone()[0]
+    noted: list[int] = []
+
+    def note(where: str, args: tuple) -> None:
+        noted.extend(i for (i,) in con.execute(f"SELECT id FROM decls WHERE {where}", args))
+
+    decls = [ExactDecl(name="Demo.MulHom'.toFun", kind="def", module="Mathlib.Algebra.Hom",
+                       type="Demo.MulHom' → M → N"),
+             ExactDecl(name="Real.exp_pos", kind="theorem", module="Mathlib.Analysis.Exp",
+                       type="∀ (x : ℝ), 0 < Real.exp x"),
+             ExactDecl(name="Demo.mulConst_apply", kind="theorem", module="Mathlib.Algebra.Hom",
+                       type="∀ (x : ℕ), Demo.mulConst x = x")]
+    rep = ExactReport()
+    merge_stream(con, iter(decls), rep, live_fts=True, key="k", note=note)
+    con.commit()
+    assert (rep.confirmed, rep.typed, rep.added) == (2, 1, 1)
+    assert noted == [field_id]  # the retyped field; Real.exp_pos only got its flag
+    new = dict(con.execute("SELECT name, id FROM decls WHERE id > ?", (old_max,)).fetchall())
+    assert set(new) == {"Demo.MulHom'.toFun", "Demo.mulConst_apply"}
+    assert con.execute("SELECT exact FROM decls WHERE name = 'Real.exp_pos'").fetchone() == (1,)
+    # the FTS table followed (live): the new row is found by its new signature tokens
+    hit = con.execute("SELECT rowid FROM fts WHERE fts MATCH 'const AND apply'").fetchall()
+    assert (new["Demo.mulConst_apply"],) in hit
+    con.close()
