@@ -33,6 +33,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness.library.model import ExactReport
 from harness.library.names import identifiers, name_tokens, text_tokens
+from harness.library.sources import CORE
 from harness.library.store import DECL_COLS
 
 PROGRAM = Path(__file__).with_name("lean") / "ExportDecls.lean"
@@ -75,7 +76,7 @@ def built_roots(packages: Iterable[tuple[str, str | Path]]) -> list[tuple[str, P
     out: list[tuple[str, Path]] = []
     for name, root in packages:
         r = Path(root)
-        if name == "lean4":
+        if name == CORE:
             continue
         try:
             tops = sorted(p for p in r.glob("*.lean") if p.name != "lakefile.lean")
@@ -391,7 +392,7 @@ class ExactPass:
             for i, d in enumerate(stream_export(self.lake, self.workspace, mods,
                                                 timeout_s=self.timeout_s), 1):
                 if self.progress and i % 5_000 == 0:
-                    self.progress("exact (Lean)", i, 0)
+                    self.progress("exact pass (Lean)", i, None)  # type: ignore[arg-type]
                 yield d
 
         try:
