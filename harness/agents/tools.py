@@ -309,8 +309,9 @@ class ProveTools:
                   "words, a name or a fragment (`measure_ge_le`, `Real.exp_le`). Returns "
                   "signatures, docstrings and where each lives.",
                   {"query": s, "k": {"type": "integer"}}, ["query"]),
-            _spec("find_pattern", "Mathlib's `#find` with a pattern (e.g. `_ + _ = _ + _`) "
-                  "in the file's environment; needs a running Lean REPL.",
+            _spec("find_pattern", "Mathlib's `#find` with a pattern (e.g. `_ + _ = _ + _`, "
+                  "`?n ≤ ?m → _`): the declarations whose result type matches, as `name: type`, "
+                  "at most 20, in the file's environment; needs a running Lean REPL.",
                   {"pattern": s}, ["pattern"]),
         ]
 

@@ -117,5 +117,5 @@ unsafe def main (args : List String) : IO UInt32 := do
   -- `CoreM.toIO`: src/Lean/CoreM.lean; `maxHeartbeats` is in raw units (1000 × the option)
   let ctx : Core.Context := { fileName := "<ExportDecls>", fileMap := default,
                               maxHeartbeats := 200000 * 1000 }
-  discard <| (HarnessExport.exportAll env).toIO ctx { env := env }
+  discard <| Core.CoreM.toIO (HarnessExport.exportAll env) ctx { env := env }
   return 0
