@@ -42,6 +42,7 @@ META_KEY = "exact"
 FAILED_KEY = "exact_failed"  # the build an exact pass failed for: auto mode does not retry it
 BATCH = 2_000
 MAX_TYPE = 4_000
+MAX_LINE = 1 << 20  # bytes of one output line
 _BINDER = re.compile(r"[({⦃\[]\s*([^:(){}\[\]⦃⦄]+?)\s*:|∀\s+([^,:(){}\[\]]+?)\s*[,:]")
 _TYPE_WEAK = ("to_additive", "field")  # scanner signatures that are guesses, not source text
 
@@ -143,7 +144,8 @@ def stream_export(lake: Path, workspace: Path, modules: list[str], *, timeout_s:
         count = 0
         try:
             assert proc.stdout is not None
-            for n, raw in enumerate(proc.stdout, 1):
+            # a line longer than MAX_LINE arrives in pieces, which are garbage: memory stays bounded
+            for n, raw in enumerate(iter(lambda: proc.stdout.readline(MAX_LINE), b""), 1):
                 text = raw.decode("utf-8", errors="replace").strip()
                 if not text:
                     continue
