@@ -1,7 +1,7 @@
 """The exact pass: ask Lean for the environment's constants and merge them into the index.
 
-`lean/ExportDecls.lean` (shipped here, run as `lake env lean --run ExportDecls.lean MOD…` in the
-workspace) imports the built root modules of the indexed packages and prints one JSON line per
+`lean/ExportDecls.lean` (shipped here, run by `exact_run.py` as `lake env lean --run
+ExportDecls.lean MOD…` in the workspace) imports the built root modules of the indexed packages and prints one JSON line per
 constant (`ExactDecl`), then `{"done": N}`. The lines are streamed into a staging table inside
 the index build (the build hook of `store.build_index`), in one SAVEPOINT:
 
@@ -20,48 +20,25 @@ line. The Lean program is unverified here (no Lean on the development machine): 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import sqlite3
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
-
+from harness.library.exact_run import ExactDecl, ExactFailed, stream_export
 from harness.library.model import ExactReport
 from harness.library.names import identifiers, name_tokens, text_tokens
 from harness.library.sources import CORE
 from harness.library.store import DECL_COLS
 
-PROGRAM = Path(__file__).with_name("lean") / "ExportDecls.lean"
 DEFAULT_TIMEOUT_S = 3600.0  # importing and pretty-printing all of Mathlib takes minutes
 META_KEY = "exact"
 FAILED_KEY = "exact_failed"  # the build an exact pass failed for: auto mode does not retry it
 BATCH = 2_000
 MAX_TYPE = 4_000
-MAX_LINE = 1 << 20  # bytes of one output line
 _BINDER = re.compile(r"[({⦃\[]\s*([^:(){}\[\]⦃⦄]+?)\s*:|∀\s+([^,:(){}\[\]]+?)\s*[,:]")
 _TYPE_WEAK = ("to_additive", "field")  # scanner signatures that are guesses, not source text
-
-
-class ExactDecl(BaseModel):
-    """One line of ExportDecls' output: a constant of Lean's environment."""
-
-    name: str
-    kind: str
-    module: str
-    line: int = 0
-    type: str = ""
-    doc: str = ""
-    protected: bool = False
-    private: bool = False
-
-
-class ExactFailed(Exception):
-    """The exact pass produced no usable answer (the message is one line)."""
 
 
 # ---------------------------------------------------------------------------- what to import
@@ -104,89 +81,6 @@ def exact_key(workspace: Path, roots: list[tuple[str, Path]]) -> str:
             continue
         h.update(f"{mod}\0{ol}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
-
-
-# ---------------------------------------------------------------------------- running Lean
-
-def _first_error(lines: list[str]) -> str:
-    text = [ln.strip() for ln in lines if ln.strip()]
-    for ln in text:
-        if "error" in ln.lower() or "exception" in ln.lower():
-            return ln[:300]
-    return text[0][:300] if text else "no output"
-
-
-def stream_export(lake: Path, workspace: Path, modules: list[str], *, timeout_s: float,
-                  mem_mb: int | None = None) -> Iterator[ExactDecl]:
-    """Run ExportDecls and yield its declarations as they arrive; raises ExactFailed (after the
-    last yield) when Lean timed out, failed, printed garbage or stopped before `done`. The child
-    runs in its own process group and is killed (and reaped) on timeout or early close."""
-    from harness.lean.run import DEFAULT_MEM_MB, kill_group, spawn
-
-    argv = [str(lake), "env", "lean", "--run", str(PROGRAM), *modules]
-    with tempfile.TemporaryFile() as err:
-        try:
-            proc = spawn(argv, cwd=workspace, mem_mb=DEFAULT_MEM_MB if mem_mb is None else mem_mb,
-                         stderr=err)
-        except OSError as e:
-            raise ExactFailed(f"cannot run {lake}: {e.strerror or e}") from None
-        timed_out = threading.Event()
-
-        def on_timeout() -> None:
-            timed_out.set()
-            kill_group(proc)
-
-        timer = threading.Timer(timeout_s, on_timeout)
-        timer.daemon = True
-        timer.start()
-        garbage: list[tuple[int, str]] = []
-        done: int | None = None
-        count = 0
-        try:
-            assert proc.stdout is not None
-            # a line longer than MAX_LINE arrives in pieces, which are garbage: memory stays bounded
-            for n, raw in enumerate(iter(lambda: proc.stdout.readline(MAX_LINE), b""), 1):
-                text = raw.decode("utf-8", errors="replace").strip()
-                if not text:
-                    continue
-                try:
-                    obj = json.loads(text)
-                    if not isinstance(obj, dict):
-                        raise ValueError("not an object")
-                    if set(obj) == {"done"}:
-                        done = int(obj["done"])
-                        continue
-                    decl = ExactDecl.model_validate(obj)
-                except (ValueError, TypeError, ValidationError):
-                    if len(garbage) < 5:
-                        garbage.append((n, text))
-                    continue
-                if garbage or done is not None:
-                    continue  # the answer is already void; just drain
-                count += 1
-                yield decl
-            rc = proc.wait()
-        finally:
-            timer.cancel()
-            if proc.poll() is None:
-                kill_group(proc)
-                proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
-        err.seek(0)
-        stderr = err.read(1 << 16).decode("utf-8", errors="replace").splitlines()
-    if timed_out.is_set():
-        raise ExactFailed(f"Lean gave no complete answer within {timeout_s:g} s (killed)")
-    if rc != 0:
-        why = _first_error(stderr + [t for _, t in garbage])
-        raise ExactFailed(f"`lake env lean --run {PROGRAM.name}` failed (exit {rc}): {why}")
-    if garbage:
-        n, t = garbage[0]
-        raise ExactFailed(f"output line {n} is not a declaration: {t[:120]!r}")
-    if done is None:
-        raise ExactFailed("the output ended before its `done` line (cut short)")
-    if done != count:
-        raise ExactFailed(f"Lean reported {done} declarations but {count} arrived")
 
 
 # ---------------------------------------------------------------------------- merging

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from harness.errors import UsageError
-from harness.library.exact import PROGRAM, ExactPass, exact_step
+from harness.library.exact import ExactPass, exact_step
+from harness.library.exact_run import PROGRAM
 from harness.library.query import open_index
 from harness.library.store import build_index, index_path
 from tests.library.conftest import lib_ws, write  # noqa: F401 - the fixture
@@ -284,7 +285,8 @@ def test_real_lean_runs_export_decls(tmp_path: Path):
 def test_merge_tells_which_rows_go_and_inserts_above_old_ids(built_ws: Path, monkeypatch):
     """For per-row indexes kept incrementally (the FTS table, posting lists): a row whose text
     changes is deleted (announced first) and inserted anew; new ids are above every old id."""
-    from harness.library.exact import ExactDecl, merge_stream
+    from harness.library.exact import merge_stream
+    from harness.library.exact_run import ExactDecl
     from harness.library.model import ExactReport
 
     build_index(built_ws)  # scan only
