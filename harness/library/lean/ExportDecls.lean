@@ -15,8 +15,14 @@ The last line is `{"done": N}` so the reader knows the walk was not cut short.
 
 UNVERIFIED: no Lean toolchain was available where this was written; every API below was looked
 up in leanprover/lean4's sources (cited per use), not compiled. The harness treats any failure
-of this program as "no exact pass" and keeps the scanned index.
+of this program as "no exact pass" and keeps the scanned index. Citations name the stored
+lean4 source version read (commit, or search-index file id where the index gave no commit).
 -/
+
+-- `lean --run` prints this file's own messages on stdout before `main` runs, and any line that is
+-- not JSON voids the answer (`exact_run.py`): no linter warning may be emitted.
+-- `getLinterValue` falls back to `linter.all` (src/Lean/Linter/Basic.lean, file id 17248021644).
+set_option linter.all false
 
 open Lean Meta
 
@@ -48,9 +54,18 @@ def hidden (env : Environment) (n user : Name) : Bool :=
   user.isAnonymous || user.isInternalDetail || isAuxRecursor env n || isNoConfusion env n ||
     isRecCore env n
 
-/-- One constant as one JSON line. `ppExpr` (`src/Lean/Meta/Basic.lean`) runs the delaborator;
-`Core.withCurrHeartbeats` (`src/Lean/CoreM.lean`) gives each constant a fresh heartbeat budget so
-one pathological type cannot starve the rest; a failure leaves `type` empty. -/
+/-- The width the type is laid out in: wide enough that a type is one line, as the index stores
+signatures (`Std.Format.pretty f width indent column`, src/Init/Data/Format/Basic.lean). -/
+def typeWidth : Nat := 1000000
+
+/-- One constant as one JSON line. The type is printed by `PrettyPrinter.ppExpr`
+(src/Lean/PrettyPrinter.lean, file id 1538027463: `ppExpr (e : Expr) : MetaM Format`, the
+delaborator run in *our* MetaM), not `Meta.ppExpr`: that one goes through `Lean.ppExprWithInfos`
+(src/Lean/Util/PPExt.lean), which catches every error itself, returns the text
+"failed to pretty print expression …" as if it were the type, and runs in a fresh `CoreM` whose
+heartbeat budget ours cannot see. `Core.withCurrHeartbeats` (src/Lean/CoreM.lean, lean4@00675a04)
+gives each constant a fresh budget so one pathological type cannot starve the rest; a failure
+leaves `type` empty. -/
 def declLine (env : Environment) (mods : Array Name) (insts : Instances) (n : Name)
     (ci : ConstantInfo) : CoreM (Option String) := do
   -- `privateToUserName`, `isPrivateName`: src/Lean/PrivateName.lean
@@ -60,17 +75,29 @@ def declLine (env : Environment) (mods : Array Name) (insts : Instances) (n : Na
   -- `getModuleIdxFor?`: src/Lean/Environment.lean (`const2ModIdx`); `ModuleIdx.toNat`, same file
   let some idx := env.getModuleIdxFor? n | return none
   let some mod := mods[idx.toNat]? | return none
-  -- `Core.tryCatchRuntimeEx` (src/Lean/CoreM.lean): a heartbeat timeout is a runtime exception,
-  -- which plain `try … catch` lets through
+  -- `Core.tryCatchRuntimeEx (x : CoreM α) (h : Exception → CoreM α)` (src/Lean/CoreM.lean,
+  -- lean4@00675a04): a heartbeat or recursion-depth limit is a runtime exception, which plain
+  -- `try … catch` (`Core.tryCatch`) rethrows. `MetaM.run' (ctx := {}) (s := {}) : CoreM α`:
+  -- src/Lean/Meta/Basic.lean (file id 196805413).
   let ty ← Core.tryCatchRuntimeEx
-    (Core.withCurrHeartbeats do return toString (← (Meta.ppExpr ci.type).run'))
+    (Core.withCurrHeartbeats do
+      let fmt ← (PrettyPrinter.ppExpr ci.type).run'
+      return Std.Format.pretty fmt typeWidth)
     (fun _ => pure "")
-  -- `findDocString?`: src/Lean/DocString.lean; `findDeclarationRanges?`:
-  -- src/Lean/DeclarationRange.lean (a generated name gets its generator's range)
-  let doc := (← findDocString? env n).getD ""
-  let ln := match ← findDeclarationRanges? n with
+  -- `findDocString? (env) (declName) (includeBuiltin := true) … : IO (Option String)`:
+  -- src/Lean/DocString.lean (file id 56505482564); an IO error here must not end the walk.
+  -- `findDeclarationRanges? [MonadEnv m] [MonadLiftT BaseIO m]`: src/Lean/DeclarationRange.lean
+  -- (file id 17283230322; a generated name gets its generator's range; under the module system
+  -- the ranges live in the server-level data, which `importModules`' default
+  -- `level := .private` loads).
+  let doc ← try
+      pure ((← findDocString? env n).getD "")
+    catch _ => pure ""
+  let ln := match (← findDeclarationRanges? n) with
     | some r => r.range.pos.line
     | none => 0
+  -- `Json.compress : Json → String` escapes `"`, `\\` and characters < 0x20 and keeps the rest
+  -- as UTF-8 (src/Lean/Data/Json/Printer.lean, file id 17277683605); `Json.mkObj`: Basic.lean
   let j := Json.mkObj [
     ("name", toJson (user.toString (escape := false))),
     ("kind", toJson (kindOf env n ci (insts.instanceNames.contains n))),
@@ -83,8 +110,11 @@ def declLine (env : Environment) (mods : Array Name) (insts : Instances) (n : Na
     ("private", toJson priv)]
   return some j.compress
 
-/-- Walk the imported constants (`env.constants.map₁`, `src/Lean/Environment.lean`: the
-imported part of the `SMap`) and print each kept one; `{"done": N}` last. -/
+/-- Walk the imported constants and print each kept one; `{"done": N}` last. `env.constants`
+is a `def` (`env.toKernelEnv.constants`) and `env.header.moduleNames` a `def` over
+`header.modules` in the module-system `src/Lean/Environment.lean` (file id 13577889070);
+`finalizeImport` puts every imported constant in `map₁` (`SMap.fromHashMap … false`) and
+numbers the modules in `moduleNames` order, the `ModuleIdx` of `const2ModIdx`. -/
 def exportAll (env : Environment) : CoreM Unit := do
   let out ← IO.getStdout
   let mods := env.header.moduleNames
@@ -102,10 +132,16 @@ def exportAll (env : Environment) : CoreM Unit := do
 end HarnessExport
 
 /-- `lean --run ExportDecls.lean MOD…`. Extensions must be loaded for instance, class, structure
-and notation data (`importModules … (loadExts := true)`, `src/Lean/Environment.lean`, which is
-only safe after `enableInitializersExecution`, `src/Lean/ImportingFlag.lean`, an `unsafe … : IO
-Unit` at v4.32, hence `unsafe def main`); the search path comes from
-`LEAN_PATH`, which `lake env` sets (`initSearchPath`, `findSysroot`: `src/Lean/Util/Path.lean`). -/
+and notation data: `importModules (imports) (opts) (trustLevel := 0) (plugins := #[])
+(leakEnv := false) (loadExts := false) (level := OLeanLevel.private) (arts := {}) : IO
+Environment` (src/Lean/Environment.lean, file id 13577889070; `level := .private` loads private
+constants too). `loadExts` is only safe after `enableInitializersExecution`
+(src/Lean/ImportingFlag.lean, file id 988975055: `unsafe def … : IO Unit`; the frontend already
+calls it at startup; it became `BaseIO` only after v4.32), hence `unsafe def main`. `leakEnv`:
+the environment lives until the process ends anyway. The search path comes from `LEAN_PATH`,
+which `lake env` sets (`initSearchPath (leanSysroot) (sp := ∅) : IO Unit`, `findSysroot (lean :=
+"lean") : IO FilePath`, which prefers `LEAN_SYSROOT`: src/Lean/Util/Path.lean, file id
+17072467568). `Import` fields other than `module` have defaults (src/Lean/Setup.lean). -/
 unsafe def main (args : List String) : IO UInt32 := do
   if args.isEmpty then
     IO.eprintln "usage: lean --run ExportDecls.lean MODULE…"
@@ -113,8 +149,10 @@ unsafe def main (args : List String) : IO UInt32 := do
   initSearchPath (← findSysroot)
   enableInitializersExecution
   let imports := args.toArray.map fun m => ({ module := m.toName } : Import)
-  let env ← importModules imports {} (trustLevel := 1024) (loadExts := true)
-  -- `CoreM.toIO`: src/Lean/CoreM.lean; `maxHeartbeats` is in raw units (1000 × the option)
+  let env ← importModules imports {} (trustLevel := 1024) (leakEnv := true) (loadExts := true)
+  -- `CoreM.toIO (x) (ctx : Context) (s : State) : IO (α × State)`; `Context` needs only
+  -- `fileName` and `fileMap`, `State` only `env` (src/Lean/CoreM.lean, lean4@00675a04);
+  -- `maxHeartbeats` is in raw units (`getMaxHeartbeats`: 1000 × the option)
   let ctx : Core.Context := { fileName := "<ExportDecls>", fileMap := default,
                               maxHeartbeats := 200000 * 1000 }
   discard <| Core.CoreM.toIO (HarnessExport.exportAll env) ctx { env := env }
