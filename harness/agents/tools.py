@@ -201,20 +201,40 @@ class ProveTools:
         return "\n\n".join(render_hit(h) for h in hits)
 
     def find_pattern(self, pattern: str) -> str:
-        """Mathlib's `#find` on a warm REPL environment (the file's header)."""
+        """Mathlib's `#find` on a warm REPL environment (the file's header). `#find` (Mathlib/
+        Tactic/Find.lean) logs one info message `name: type` per constant whose result type
+        matches the pattern, stops after 20 with "maximum number of search results reached",
+        and logs nothing when nothing matches."""
         if self.pool is None:
             return ("find_pattern needs Lean (a REPL pool); none is running. Use search_library "
                     "or `exact?` in check_candidate")
+        pattern = pattern.strip()
+        if not pattern or "\n" in pattern or "\r" in pattern:
+            return "error: `pattern` must be one term on one line, e.g. `_ + _ = _ + _`"
         start = self.bp.header_span.end
         try:
             resp = self.pool.command(self.bp.text[:start], f"#find {pattern}",
                                      timeout_s=self.timeout_s)
         except Exception as err:  # noqa: BLE001 - the REPL is advisory
             return f"the REPL could not run #find: {err}"
-        out = [m.data.strip()[:4000] for m in resp.messages]
         if resp.error:
-            out.append(f"REPL: {resp.error}")
-        return "\n".join(out) or "#find printed nothing"
+            return f"REPL: {resp.error}"
+        errors = [m.data.strip() for m in resp.messages if m.is_error]
+        if any("expected command" in e for e in errors):
+            return ("`#find` is not available in this file's environment (it comes with "
+                    "Mathlib.Tactic.Find, which the file's imports do not include); use "
+                    "search_library")
+        if errors:
+            return "Lean could not elaborate the pattern: " + errors[0][:1500]
+        full = "maximum number of search results reached"
+        hits = [m.data.strip() for m in resp.messages if m.data.strip() != full]
+        if not hits:
+            return (f"no declaration's result type matches `{pattern}` (`#find` matches the "
+                    "conclusion up to reducible unfolding; `_` is any term, `?n` a repeated one)")
+        out = [h[:1000] for h in hits]
+        if len(hits) < len(resp.messages):
+            out.append(f"(#find stops after {len(hits)} results: make the pattern more specific)")
+        return "\n".join(out)
 
     # ---- lookup
     def lookup(self, name: str) -> str:
@@ -289,8 +309,9 @@ class ProveTools:
                   "words, a name or a fragment (`measure_ge_le`, `Real.exp_le`). Returns "
                   "signatures, docstrings and where each lives.",
                   {"query": s, "k": {"type": "integer"}}, ["query"]),
-            _spec("find_pattern", "Mathlib's `#find` with a pattern (e.g. `_ + _ = _ + _`) "
-                  "in the file's environment; needs a running Lean REPL.",
+            _spec("find_pattern", "Mathlib's `#find` with a pattern (e.g. `_ + _ = _ + _`, "
+                  "`?n ≤ ?m → _`): the declarations whose result type matches, as `name: type`, "
+                  "at most 20, in the file's environment; needs a running Lean REPL.",
                   {"pattern": s}, ["pattern"]),
         ]
 

@@ -4,6 +4,11 @@ Indexes the workspace's Lean files and every package under `.lake/packages/` int
 `.harness/index/library.sqlite`; an unchanged package (same revision) is reused, a changed one is
 re-scanned file by file. A corrupt index is rebuilt. Files that cannot be read are listed as
 `FILE:LINE:COL: …` and the command exits 1; everything else is still indexed.
+
+Exact pass (docs/library.md): when a Lean toolchain is found and the workspace or a package has
+built modules, Lean's own environment is read too (generated names, elaborated types); a
+failure keeps the scanned index and says why in one line. `--exact` requires it (exit 2 when
+there is no Lean or nothing is built, exit 1 when it fails); `--no-exact` skips it.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import sys
 from pathlib import Path
 
 from harness.errors import ExitCode
+from harness.library.model import ExactReport
 from harness.report.output import console, emit_json
 
 
@@ -24,6 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rebuild", action="store_true", help="rebuild from scratch")
     p.add_argument("--workers", type=int, default=None, help="scanner processes (default: CPUs)")
     p.add_argument("--json", action="store_true", help="machine-readable report on stdout")
+    ex = p.add_mutually_exclusive_group()
+    ex.add_argument("--exact", dest="exact", action="store_const", const="on", default="auto",
+                    help="require the exact pass with Lean (default: when Lean and a build exist)")
+    ex.add_argument("--no-exact", dest="exact", action="store_const", const="off",
+                    help="scan the sources only")
+    p.add_argument("--exact-timeout", type=float, default=None, metavar="S",
+                   help="seconds Lean may take for the exact pass (default 3600)")
+    p.add_argument("--lake", default=None, metavar="PATH", help="the lake executable")
     p.set_defaults(func=run)
 
 
@@ -31,12 +45,25 @@ def run(args: argparse.Namespace) -> int:
     from harness.library.cli_support import build_progress, workspace_of
     from harness.library.store import build_index
 
+    from harness.library.exact import exact_step
+
     ws = workspace_of(args.workspace)
+    step, skipped = exact_step(ws, args.exact, lake=args.lake, timeout_s=args.exact_timeout)
     with build_progress(not args.json) as progress:
-        report = build_index(ws, rebuild=args.rebuild, progress=progress, workers=args.workers)
+        if step is not None:
+            step.progress = progress
+        report = build_index(ws, rebuild=args.rebuild, progress=progress, workers=args.workers,
+                             step=step)
+    if args.exact != "off":
+        report.exact = step.report if step is not None else ExactReport(skipped=skipped)
     code = ExitCode.FINDINGS if report.problems else ExitCode.OK
     for line in report.problems:
         print(line, file=sys.stderr)
+    ex = report.exact
+    if ex is not None and ex.error:
+        print(f"exact pass failed: {ex.error}; the scanned index is kept", file=sys.stderr)
+        if args.exact == "on":
+            code = ExitCode.FINDINGS
     if args.json:
         emit_json(report)
         return int(code)
@@ -50,4 +77,11 @@ def run(args: argparse.Namespace) -> int:
     for p in report.packages:
         state = "unchanged" if p.reused else f"{p.scanned} files scanned"
         out.print(f"  {p.name:<20} {p.rev[:16]:<16} {p.decls:>8} decls  {state}")
+    if ex is not None and not ex.error:
+        if ex.ran and ex.constants:
+            out.print(f"  exact pass (Lean, {', '.join(ex.modules)}): {ex.constants} constants, "
+                      f"{ex.confirmed} confirmed, {ex.added} added, {ex.typed} typed "
+                      f"in {ex.seconds:.1f} s", markup=False)
+        elif ex.skipped or ex.ran:
+            out.print(f"  exact pass: {ex.skipped or 'unchanged'}", markup=False)
     return int(code)

@@ -16,7 +16,7 @@ from pathlib import Path
 from harness.errors import ExitCode, UsageError
 from harness.report.output import console, emit_json
 
-FIELDS = ("name", "kind", "module", "file", "line", "signature", "doc", "score")
+FIELDS = ("name", "kind", "module", "file", "line", "signature", "doc", "score", "origin", "exact")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -40,6 +40,21 @@ class PackageReport(BaseModel):
     reused: bool = False  # the whole package was reused (same revision)
 
 
+class ExactReport(BaseModel):
+    """What the exact pass did (`harness/library/exact.py`)."""
+
+    ran: bool = False  # the pass completed and was merged (or its answer was still current)
+    skipped: str = ""  # why it did not run
+    error: str = ""  # why it failed (one line); the scanned index was kept
+    modules: list[str] = Field(default_factory=list)  # what it imported
+    constants: int = 0  # declarations Lean printed
+    confirmed: int = 0  # scanned entries Lean knows (exact = 1)
+    added: int = 0  # names only Lean knows (origin `exact`)
+    typed: int = 0  # entries whose signature now is Lean's type
+    unplaced: int = 0  # constants of modules the index has no file for (not added)
+    seconds: float = 0.0
+
+
 class BuildReport(BaseModel):
     path: str
     packages: list[PackageReport] = Field(default_factory=list)
@@ -51,3 +66,4 @@ class BuildReport(BaseModel):
     problems: list[str] = Field(default_factory=list)  # FILE:LINE:COL: a file skipped, and why
     seconds: float = 0.0
     bytes: int = 0
+    exact: ExactReport | None = None  # None: no exact pass was asked for

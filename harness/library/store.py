@@ -20,6 +20,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 from harness.errors import UsageError
 from harness.library.model import BuildReport, PackageReport
@@ -58,6 +59,14 @@ DECL_COLS = ("file_id, package, name, short, kind, module, rel, line, signature,
              "private, protected, origin, exact, consts, namespace, name_tok, sig_tok")
 
 Progress = Callable[[str, int, int], None]  # (package, files done, files total)
+
+
+class BuildStep(Protocol):
+    """An extra pass inside a build (the exact pass, `harness/library/exact.py`)."""
+
+    def stale(self, path: Path) -> bool: ...  # would it change the current complete index?
+
+    def apply(self, con: sqlite3.Connection, live_fts: bool) -> None: ...  # before FTS/indexes
 
 
 class CorruptIndex(Exception):
@@ -217,9 +226,10 @@ class _Builder:
 
 def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | None = None,
                 workers: int | None = None, path: Path | None = None,
-                corpus: bool = False) -> BuildReport:
+                corpus: bool = False, step: BuildStep | None = None) -> BuildReport:
     """Build or refresh the workspace's index; returns what was done (see module docstring).
-    ``corpus``: index ``workspace`` as one plain Lean tree (benchmarks), at ``path``."""
+    ``corpus``: index ``workspace`` as one plain Lean tree (benchmarks), at ``path``.
+    ``step``: an extra pass run on the new file before it is finished (the exact pass)."""
     if not workspace.is_dir():
         raise UsageError(f"{workspace}: no such workspace directory")
     t0 = time.perf_counter()
@@ -235,7 +245,7 @@ def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | 
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             try:
-                _build(workspace, path, tmp, rebuild, report, progress, workers, corpus)
+                _build(workspace, path, tmp, rebuild, report, progress, workers, corpus, step)
             except _UpToDate:
                 pass  # nothing changed: the current file stays, untouched
             else:
@@ -251,7 +261,8 @@ def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | 
 
 
 def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildReport,
-           progress: Progress | None, workers: int | None, corpus: bool) -> None:
+           progress: Progress | None, workers: int | None, corpus: bool,
+           step: BuildStep | None = None) -> None:
     old_ok = False
     if rebuild:
         report.reason = "requested"
@@ -267,7 +278,7 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         report.reason = "no index yet"
     tmp.unlink(missing_ok=True)
     pkgs = [Package(CORPUS, workspace, "", False)] if corpus else discover(workspace)
-    if old_ok and not _changed(path, pkgs, workspace):
+    if old_ok and not _changed(path, pkgs, workspace) and not (step and step.stale(path)):
         report.packages, report.decls, report.files = _unchanged_report(path)
         raise _UpToDate()
     if old_ok:
@@ -283,6 +294,8 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
     try:
         b = _Builder(con, report, progress, workers, live_fts=old_ok)
         _refresh(pkgs, workspace, con, b, report)
+        if step is not None:
+            step.apply(con, old_ok)
         if not old_ok:
             con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
         con.executescript(INDEXES)

@@ -27,7 +27,7 @@ def test_index_then_search_json_and_human(lib_ws: Path):
     assert r.returncode == 0, r.stderr
     hits = json.loads(r.stdout)["hits"]
     assert len(hits) == 2 and set(hits[0]) == {"name", "kind", "module", "file", "line",
-                                               "signature", "doc", "score"}
+                                               "signature", "doc", "score", "origin", "exact"}
     assert hits[0]["name"] == "ProbabilityTheory.HasSubgaussianMGF.measure_ge_le"
     r = harness("search", "Real.exp_le", cwd=lib_ws / ".lake")  # from a subdirectory
     assert r.returncode == 0 and "Real.exp_le_exp" in r.stdout.splitlines()[0]
