@@ -14,6 +14,7 @@ from pathlib import Path
 
 from harness.library.model import Hit
 from harness.library.names import name_tokens
+from harness.library.postings import Scorer, decode
 from harness.library.rank import (CANDIDATES, Query, QueryContext, fts_expr, parse_query,
                                   rerank)
 from harness.library.store import (CorruptIndex, Progress, build_index, check_index, index_path,
@@ -25,6 +26,7 @@ _KEYS = [c.strip() for c in _COLS.split(",")]
 MAX_FTS_WORDS = 8
 NS_CANDIDATES = 80
 DF_BUDGET = 6_000
+POSTINGS_CACHE = 64 << 20  # bytes of decoded posting lists a reader keeps
 
 
 def _row(r: tuple) -> dict:
@@ -51,6 +53,9 @@ class LibraryIndex:
         # Lean's core library is indexed: a constant found nowhere really is unknown
         self.has_core = "lean4" in pk
         self._df: dict[str, int] = {}
+        self._sc: Scorer | None = None
+        self._post: dict[str, tuple] = {}  # term -> its decoded posting list (FIFO-bounded)
+        self._post_bytes = 0
 
     def close(self) -> None:
         self.con.close()
@@ -140,24 +145,38 @@ class LibraryIndex:
 
     def _fts(self, words: list[str], limit: int, kind: str | None,
              weights: tuple[float, float, float]) -> list[dict]:
+        """FTS5's bm25 top ``limit`` for an OR of ``words``, from the posting lists."""
         if not words:
             return []
-        return self._fts_query(fts_expr(words), limit, kind, weights)
+        sc = self._scorer()
+        top = sc.top([self._postings(w) for w in words], weights, limit,
+                     sc.kind_mask(kind) if kind else None)
+        if not top:
+            return []
+        rows = {r[0]: r for r in self._all(
+            f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(top))})",
+            [i for i, _ in top])}
+        return [dict(zip(_KEYS, rows[i])) | {"bm25": s} for i, s in top if i in rows]
 
-    def _fts_query(self, expr: str, limit: int, kind: str | None,
-                   weights: tuple[float, float, float]) -> list[dict]:
-        # rank inside FTS5 first (its top-k path), then join the few rows kept
-        inner = ("SELECT rowid AS rid, bm25(fts, ?, ?, ?) AS s FROM fts WHERE fts MATCH ? "
-                 "ORDER BY s LIMIT ?")
-        args: list = [*weights, expr, limit * (4 if kind else 1)]
-        sql = (f"SELECT {', '.join('d.' + c for c in _KEYS)}, t.s FROM ({inner}) t "
-               "JOIN decls d ON d.id = t.rid")
-        if kind:
-            sql += " WHERE d.kind = ?"
-            args.append(kind)
-        sql += " ORDER BY t.s LIMIT ?"
-        args.append(limit)
-        return [dict(zip([*_KEYS, "bm25"], r)) for r in self._all(sql, args)]
+    def _scorer(self) -> Scorer:
+        if self._sc is None:
+            with self._lock:
+                self._sc = Scorer(self.con, self.n_docs)
+        return self._sc
+
+    def _postings(self, term: str):
+        got = self._post.get(term)
+        if got is None:
+            with self._lock:
+                row = self.con.execute("SELECT ids, tf FROM postings WHERE term = ?",
+                                       (term,)).fetchone()
+            got = decode(*row) if row else decode(b"", b"")
+            self._post_bytes += len(got[0]) * 10
+            while self._post and self._post_bytes > POSTINGS_CACHE:
+                old = self._post.pop(next(iter(self._post)))
+                self._post_bytes -= len(old[0]) * 10
+            self._post[term] = got
+        return got
 
     def _word_df(self, words: list[str]) -> dict[str, int]:
         missing = [w for w in words if w not in self._df]

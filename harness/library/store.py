@@ -24,11 +24,13 @@ from pathlib import Path
 from harness.errors import UsageError
 from harness.library.model import BuildReport, PackageReport
 from harness.library.names import name_tokens, text_tokens
+from harness.library.postings import SCHEMA as POSTINGS_SCHEMA
+from harness.library.postings import Removed, build_postings, update_postings
 from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import Package, SourceFile, discover, fingerprint, lean_files
 from harness.workspace import harness_dir
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 INDEX_FILE = "library.sqlite"
 BATCH = 2_000
 CORPUS = "corpus"
@@ -39,7 +41,7 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE packages(name TEXT PRIMARY KEY, rev TEXT, root TEXT);
 CREATE TABLE files(id INTEGER PRIMARY KEY, package TEXT, rel TEXT UNIQUE, module TEXT,
                    size INTEGER, mtime_ns INTEGER);
-CREATE TABLE decls(id INTEGER PRIMARY KEY, file_id INTEGER, package TEXT, name TEXT,
+CREATE TABLE decls(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER, package TEXT, name TEXT,
                    short TEXT, kind TEXT, module TEXT, rel TEXT, line INTEGER, signature TEXT,
                    doc TEXT, attrs TEXT, private INTEGER, protected INTEGER, origin TEXT,
                    exact INTEGER, consts TEXT, namespace TEXT, name_tok TEXT, sig_tok TEXT);
@@ -175,12 +177,14 @@ class _Builder:
                  workers: int | None, live_fts: bool) -> None:
         self.con, self.report, self.progress, self.workers = con, report, progress, workers
         self.live_fts = live_fts  # incremental: keep the FTS table in step row by row
+        self.removed = Removed()  # incremental: rows deleted (their posting lists change)
 
     def drop_files(self, ids: list[int]) -> None:
         c = self.con
         for k in range(0, len(ids), 500):
             part = ids[k:k + 500]
             q = ",".join("?" * len(part))
+            self.removed.note(c, f"file_id IN ({q})", part)
             c.execute("INSERT INTO fts(fts, rowid, name_tok, sig_tok, doc) SELECT 'delete', id, "
                       f"name_tok, sig_tok, doc FROM decls WHERE file_id IN ({q})", part)
             c.execute(f"DELETE FROM decls WHERE file_id IN ({q})", part)
@@ -277,19 +281,21 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
     else:
         report.rebuilt = True
         con = _new_db(tmp)
-        con.executescript(SCHEMA)
+        con.executescript(SCHEMA + POSTINGS_SCHEMA)
         con.execute("INSERT INTO meta VALUES ('schema', ?), ('complete', '0')",
                     (SCHEMA_VERSION,))
     try:
+        first_new = (con.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
         b = _Builder(con, report, progress, workers, live_fts=old_ok)
         _refresh(pkgs, workspace, con, b, report)
         if not old_ok:
             con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
         con.executescript(INDEXES)
-        # document frequencies, read once here: fts5vocab walks a term's whole posting list
-        con.executescript("DROP TABLE IF EXISTS vocab; CREATE TABLE vocab(term TEXT PRIMARY KEY,"
-                          " df INTEGER) WITHOUT ROWID; INSERT INTO vocab SELECT term, doc FROM "
-                          "fts_vocab;")
+        # the ranked search's posting lists and document frequencies (postings.py)
+        if old_ok:
+            update_postings(con, b.removed, first_new)
+        else:
+            build_postings(con, tmp, workers)
         report.decls = con.execute("SELECT count(*) FROM decls").fetchone()[0]
         report.files = con.execute("SELECT count(*) FROM files").fetchone()[0]
         con.execute("UPDATE meta SET value='1' WHERE key='complete'")
