@@ -184,24 +184,30 @@ class _Acc:
             return
         ix = self.term_ix
         glob = np.fromiter((ix.setdefault(x, len(ix)) for x in terms), np.int32, len(terms))
-        self.parts.append((glob[t] if len(t) else t, d, tf))
+        gt = glob[t] if len(t) else t
+        order = np.argsort(gt, kind="stable")  # by term; rows stay ascending within one
+        self.parts.append((gt[order], d[order], tf[order]))
         self.rows.append(rid)
         self.lens.append(n)
         self.kinds.extend(kinds)
 
     def grouped(self) -> Iterable[tuple[str, np.ndarray, np.ndarray]]:
-        """(term, ids ascending, frequencies n x 3) for every term."""
+        """(term, ids ascending, frequencies n x 3) for every term (chunks are in id order,
+        so a term's list is its slices of each chunk in turn: no global sort, no big copy)."""
         if not self.parts:
             return
         terms = list(self.term_ix)
-        t = np.concatenate([p[0] for p in self.parts])
-        d = np.concatenate([p[1] for p in self.parts])
-        f = np.concatenate([p[2] for p in self.parts])
-        order = np.lexsort((d, t))
-        t, d, f = t[order], d[order], f[order]
-        cuts = np.flatnonzero(np.diff(t)) + 1
-        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(t)]):
-            yield terms[t[lo]], d[lo:hi], f[lo:hi]
+        probe = np.arange(len(terms) + 1, dtype=np.int32)
+        starts = [np.searchsorted(t, probe) for t, _, _ in self.parts]
+        for k, term in enumerate(terms):
+            ds, fs = [], []
+            for (_, d, f), st in zip(self.parts, starts):
+                lo, hi = st[k], st[k + 1]
+                if hi > lo:
+                    ds.append(d[lo:hi])
+                    fs.append(f[lo:hi])
+            if ds:
+                yield term, np.concatenate(ds), np.concatenate(fs)
 
     def row_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
         if not self.rows:
@@ -235,8 +241,7 @@ def build_postings(con: sqlite3.Connection, path: Path | None = None,
             for part in pool.imap(_count_range, jobs):
                 acc.merge(part)
     con.executemany("INSERT INTO postings VALUES (?, ?, ?)",
-                    ((term, ids.astype("<i4").tobytes(), f.astype("<u2").tobytes())
-                     for term, ids, f in acc.grouped()))
+                    ((term, *encode(ids, f)) for term, ids, f in acc.grouped()))
     _put_rows(con, acc, np.zeros(0, "<u4"), np.zeros(0, "u1"), [], set())
     _write_vocab(con)
 
@@ -270,10 +275,10 @@ def update_postings(con: sqlite3.Connection, removed: Removed, first_new: int) -
             ids, f = ids[keep], f[keep]
         if term in new:
             ids = np.concatenate([ids, new[term][0]])
-            f = np.concatenate([f, new[term][1]])
+            f = np.concatenate([f.astype("<u2"), new[term][1]])
         if len(ids):
             con.execute("INSERT OR REPLACE INTO postings VALUES (?, ?, ?)",
-                        (term, ids.astype("<i4").tobytes(), f.astype("<u2").tobytes()))
+                        (term, *encode(ids, f)))
         else:
             con.execute("DELETE FROM postings WHERE term = ?", (term,))
     lens, kinds, names = read_arrays(con)
@@ -320,9 +325,18 @@ def read_arrays(con: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, list[s
     return lens, kinds, json.loads(got["kinds"]) if "kinds" in got else []
 
 
+def encode(ids: np.ndarray, tf: np.ndarray) -> tuple[bytes, bytes]:
+    """ids as int32; frequencies as one byte each when they all fit (almost always), else
+    two (the reader tells them apart by the length)."""
+    small = not len(tf) or int(tf.max()) < 256
+    return ids.astype("<i4").tobytes(), tf.astype("u1" if small else "<u2").tobytes()
+
+
 def decode(ids: bytes, tf: bytes) -> tuple[np.ndarray, np.ndarray]:
+    n = len(ids) // 4
+    wide = len(tf) == 2 * NCOLS * n and n > 0
     return (np.frombuffer(ids, dtype="<i4"),
-            np.frombuffer(tf, dtype="<u2").reshape(-1, NCOLS))
+            np.frombuffer(tf, dtype="<u2" if wide else "u1").reshape(-1, NCOLS))
 
 
 # ---- scoring ------------------------------------------------------------------------------

@@ -84,10 +84,39 @@ def _sum_path(path: Path) -> Path:
     return path.with_name(path.name + ".sum")
 
 
-def verify_checksum(path: Path) -> bool:
-    """The file is byte for byte what the last build wrote (a build reuses only such a file)."""
+def _stat_stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_mtime_ns} {st.st_ino}"
+
+
+def file_inode(path: Path) -> int | None:
     try:
-        return _sum_path(path).read_text().strip() == _digest(path)
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
+def _sum_line(tmp: Path) -> str:
+    """`size sha1 mtime_ns inode` of the new file (a rename keeps all four)."""
+    return f"{_digest(tmp)} {_stat_stamp(tmp)}\n"
+
+
+def verify_checksum(path: Path, *, deep: bool = False) -> bool:
+    """The file is byte for byte what the last build wrote (a build reuses only such a file).
+
+    The build recorded the file's size, mtime and inode beside its digest: while they still
+    match, nothing has written the file since, and the digest is trusted without reading 200 MB
+    (``deep`` re-hashes anyway). A file written, truncated or replaced since is re-hashed. What
+    a stat cannot see (a bit flipped in place on disk) SQLite reports when a query reads the
+    page; :class:`harness.library.query.LibraryIndex` then rebuilds the index."""
+    try:
+        fields = _sum_path(path).read_text().split()
+        if len(fields) < 2:
+            return False
+        if not deep and len(fields) == 4 and fields[0] == str(path.stat().st_size) \
+                and " ".join(fields[2:]) == _stat_stamp(path):
+            return True
+        return " ".join(fields[:2]) == _digest(path)
     except OSError:
         return False
 
@@ -221,9 +250,11 @@ class _Builder:
 
 def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | None = None,
                 workers: int | None = None, path: Path | None = None,
-                corpus: bool = False) -> BuildReport:
+                corpus: bool = False, corrupt: tuple[str, int] | None = None) -> BuildReport:
     """Build or refresh the workspace's index; returns what was done (see module docstring).
-    ``corpus``: index ``workspace`` as one plain Lean tree (benchmarks), at ``path``."""
+    ``corpus``: index ``workspace`` as one plain Lean tree (benchmarks), at ``path``.
+    ``corrupt``: (why, inode) — a reader found the file with that inode damaged: rebuilt from
+    scratch, unless another process has already replaced it."""
     if not workspace.is_dir():
         raise UsageError(f"{workspace}: no such workspace directory")
     t0 = time.perf_counter()
@@ -239,13 +270,18 @@ def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | 
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             try:
-                _build(workspace, path, tmp, rebuild, report, progress, workers, corpus)
+                if corrupt is not None and file_inode(path) not in (None, corrupt[1]):
+                    raise _UpToDate()  # another reader's rebuild already replaced it
+                _build(workspace, path, tmp, rebuild or corrupt is not None, report, progress,
+                       workers, corpus)
+                if corrupt is not None:
+                    report.reason = f"previous index unusable ({corrupt[0]}); rebuilt"
             except _UpToDate:
                 pass  # nothing changed: the current file stays, untouched
             else:
                 from harness.fsutil import atomic_write
 
-                atomic_write(_sum_path(path), _digest(tmp) + "\n", durable=False)
+                atomic_write(_sum_path(path), _sum_line(tmp), durable=False)
                 os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
