@@ -87,6 +87,7 @@ class LibraryIndex:
     def __init__(self, con: sqlite3.Connection, path: Path,
                  workspace: Path | None = None) -> None:
         self.path, self.workspace = path, workspace
+        self.cache_bytes = POSTINGS_CACHE
         self._lock = threading.Lock()
         self._depth = threading.local()  # nesting of public calls (only the outer recovers)
         self._attach(con)
@@ -241,7 +242,7 @@ class LibraryIndex:
             row = self._fetch("SELECT ids, tf FROM postings WHERE term = ?", (term,), one=True)
             got = decode(*row) if row else decode(b"", b"")
             self._post_bytes += len(got[0]) * 10
-            while self._post and self._post_bytes > POSTINGS_CACHE:
+            while self._post and self._post_bytes > self.cache_bytes:
                 old = self._post.pop(next(iter(self._post)))
                 self._post_bytes -= len(old[0]) * 10
             self._post[term] = got
