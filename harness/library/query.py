@@ -49,6 +49,10 @@ def to_hit(d: dict, score: float = 0.0) -> Hit:
 class _Damaged(Exception):
     """SQLite found the file damaged while answering (never seen outside this module)."""
 
+    def __init__(self, why: str, ino: int | None = None) -> None:
+        super().__init__(why)
+        self.ino = ino  # the inode of the file that failed
+
 
 def _damaged(err: sqlite3.DatabaseError) -> bool:
     # SQLITE_CORRUPT / SQLITE_NOTADB and friends; not a busy or locked database
@@ -69,7 +73,7 @@ def _recovering(method):
             try:
                 return method(self, *args, **kwargs)
             except _Damaged as err:
-                self._recover(str(err.__cause__ or err))
+                self._recover(str(err.__cause__ or err), err.ino)
             return method(self, *args, **kwargs)
         except _Damaged as err:
             raise CorruptIndex(f"{self.path}: {err.__cause__ or err}") from None
@@ -88,7 +92,7 @@ class LibraryIndex:
                  workspace: Path | None = None) -> None:
         self.path, self.workspace = path, workspace
         self.cache_bytes = POSTINGS_CACHE
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by a recovery's re-attach
         self._depth = threading.local()  # nesting of public calls (only the outer recovers)
         self._attach(con)
 
@@ -104,15 +108,16 @@ class LibraryIndex:
         # Lean's core library is indexed: a constant found nowhere really is unknown
         self.has_core = "lean4" in pk
 
-    def _recover(self, why: str) -> None:
+    def _recover(self, why: str, ino: int | None) -> None:
         if self.workspace is None:
             raise _Damaged(why)
-        log.warning("%s: the library index is damaged (%s); rebuilding it", self.path, why)
         with self._lock:
+            if ino != self._ino:
+                return  # another thread of this reader has already recovered
+            log.warning("%s: the library index is damaged (%s); rebuilding it", self.path, why)
             self.con.close()
-            build_index(self.workspace, corrupt=(why, self._ino or -1))
-            con = check_index(self.path)
-        self._attach(con)
+            build_index(self.workspace, corrupt=(why, ino or -1))
+            self._attach(check_index(self.path))
 
     def close(self) -> None:
         self.con.close()
@@ -132,7 +137,7 @@ class LibraryIndex:
         except sqlite3.DatabaseError as err:
             if not _damaged(err):
                 raise
-            raise _Damaged(str(err)) from err
+            raise _Damaged(str(err), self._ino) from err
 
     # ---- ranked search
     @_recovering
@@ -233,7 +238,7 @@ class LibraryIndex:
             except sqlite3.DatabaseError as err:
                 if not _damaged(err):
                     raise
-                raise _Damaged(str(err)) from err
+                raise _Damaged(str(err), self._ino) from err
         return self._sc
 
     def _postings(self, term: str):

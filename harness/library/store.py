@@ -6,7 +6,9 @@
   in with one `rename`: a reader always sees a complete index, and readers that opened the old
   file keep reading it (the inode lives on) while the new one is built and swapped in.
 - Never trusted blindly: a file that is not SQLite, has another schema version, was not marked
-  complete, or fails `PRAGMA quick_check`, is rebuilt from scratch (and the build says why).
+  complete, or does not match the checksum its build wrote, is rebuilt from scratch (and the
+  build says why). The checksum is re-computed only when the file's size/mtime/inode differ
+  from what the build recorded (`verify_checksum`); damage a query finds is handled by readers.
 - Bounded memory: files are scanned in worker processes and inserted in batches.
 """
 
