@@ -350,21 +350,30 @@ class Scorer:
         self.avgdl = float(self.lens.sum()) / n_docs if n_docs else 1.0
         self._norm = K1 * (1 - B + B * self.lens / (self.avgdl or 1.0))
 
+    def contrib(self, ids: np.ndarray, tf: np.ndarray,
+                weights: tuple[float, float, float]) -> np.ndarray:
+        """One term's share of the score of each row in its list (a reader caches these)."""
+        if not len(ids):
+            return np.zeros(0)
+        f = tf @ np.asarray(weights, dtype=np.float64)
+        df = len(ids)
+        idf = max(math.log((self.n - df + 0.5) / (df + 0.5)), IDF_FLOOR)
+        return idf * ((f * (K1 + 1.0)) / (f + self._norm[ids]))
+
     def top(self, lists: list[tuple[np.ndarray, np.ndarray]],
             weights: tuple[float, float, float], limit: int,
             allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
         """(row id, FTS5-style bm25 = minus the score) of the best ``limit`` rows, best first;
         ties by id. ``lists``: each query term's (ids, frequencies); ``allowed``: a row mask."""
-        w = np.asarray(weights, dtype=np.float64)
-        ids_parts, s_parts = [], []
-        for ids, tf in lists:
-            if not len(ids):
-                continue
-            f = tf @ w
-            df = len(ids)
-            idf = max(math.log((self.n - df + 0.5) / (df + 0.5)), IDF_FLOOR)
-            ids_parts.append(ids)
-            s_parts.append(idf * (f * (K1 + 1.0)) / (f + self._norm[ids]))
+        return self.top_of([(ids, self.contrib(ids, tf, weights)) for ids, tf in lists],
+                           limit, allowed)
+
+    def top_of(self, parts: list[tuple[np.ndarray, np.ndarray]], limit: int,
+               allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """:meth:`top` from each term's (ids, :meth:`contrib`)."""
+        parts = [(i, c) for i, c in parts if len(i)]
+        ids_parts = [i for i, _ in parts]
+        s_parts = [c for _, c in parts]
         if not ids_parts:
             return []
         if len(ids_parts) == 1:

@@ -101,7 +101,9 @@ class LibraryIndex:
         self._ino = file_inode(self.path)
         self._df: dict[str, int] = {}
         self._sc: Scorer | None = None
-        self._post: dict[str, tuple] = {}  # term -> its decoded posting list (FIFO-bounded)
+        # term -> its decoded posting list, (term, weights) -> its score shares (FIFO-bounded)
+        self._post: dict[object, tuple] = {}
+        self._post_size: dict[object, int] = {}
         self._post_bytes = 0
         self.n_docs = self._one("SELECT count(*) FROM decls") or 1
         pk = {r[0] for r in self._all("SELECT name FROM packages")}
@@ -221,8 +223,8 @@ class LibraryIndex:
         if not words:
             return []
         sc = self._scorer()
-        top = sc.top([self._postings(w) for w in words], weights, limit,
-                     sc.kind_mask(kind) if kind else None)
+        top = sc.top_of([self._contrib(w, weights) for w in words], limit,
+                        sc.kind_mask(kind) if kind else None)
         if not top:
             return []
         rows = {r[0]: r for r in self._all(
@@ -241,16 +243,32 @@ class LibraryIndex:
                 raise _Damaged(str(err), self._ino) from err
         return self._sc
 
+    def _contrib(self, term: str, weights: tuple[float, float, float]):
+        """(ids, this term's score share per id) under ``weights``, cached beside its list."""
+        key = (term, weights)
+        got = self._post.get(key)
+        if got is None:
+            ids, tf = self._postings(term)
+            got = (ids, self._scorer().contrib(ids, tf, weights))
+            self._remember(key, got, len(ids) * 12)
+        return got
+
+    def _remember(self, key, value, size: int) -> None:
+        while self._post and self._post_bytes + size > self.cache_bytes:
+            old = next(iter(self._post))
+            self._post_bytes -= self._post_size.pop(old)
+            del self._post[old]
+        if size <= self.cache_bytes:
+            self._post[key] = value
+            self._post_size[key] = size
+            self._post_bytes += size
+
     def _postings(self, term: str):
         got = self._post.get(term)
         if got is None:
             row = self._fetch("SELECT ids, tf FROM postings WHERE term = ?", (term,), one=True)
             got = decode(*row) if row else decode(b"", b"")
-            self._post_bytes += len(got[0]) * 10
-            while self._post and self._post_bytes > self.cache_bytes:
-                old = self._post.pop(next(iter(self._post)))
-                self._post_bytes -= len(old[0]) * 10
-            self._post[term] = got
+            self._remember(term, got, len(got[0]) * 7)
         return got
 
     def _word_df(self, words: list[str]) -> dict[str, int]:
