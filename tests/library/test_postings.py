@@ -160,3 +160,20 @@ def test_damage_a_query_finds_rebuilds_the_index(lib_ws: Path, caplog):
             bare.by_name("Real.exp_pos")
     finally:
         bare.close()
+
+
+def test_posting_lists_counted_in_workers_equal_those_counted_in_process(tmp_path: Path,
+                                                                        monkeypatch):
+    import harness.library.postings as postings
+
+    tree = tmp_path / "corpus"
+    generate_tree(tree, n_files=30, decls_per_file=6, seed=7)
+    monkeypatch.setattr(postings, "CHUNK", 40)  # many id ranges, counted in 2 processes
+    build_index(tree, path=tmp_path / "one.sqlite", corpus=True, workers=1)
+    build_index(tree, path=tmp_path / "two.sqlite", corpus=True, workers=2)
+    a, b = _postings_by_name(tmp_path / "one.sqlite"), _postings_by_name(tmp_path / "two.sqlite")
+    assert a == b and len(a) > 50
+    q = "SELECT name, data FROM arrays ORDER BY name"
+    with sqlite3.connect(tmp_path / "one.sqlite") as x:
+        with sqlite3.connect(tmp_path / "two.sqlite") as y:
+            assert x.execute(q).fetchall() == y.execute(q).fetchall()
