@@ -196,8 +196,8 @@ class LibraryIndex:
     def _informative(self, words: list[str]) -> list[str]:
         """The query words FTS5 ranks by (both rankers get the same): the rarest words of the
         query, at most MAX_FTS_WORDS, while their posting lists together stay within
-        DF_BUDGET documents or a quarter of the index (the rarest one always). BM25 must score every document an
-        OR-query matches; common words add many documents but little weight."""
+        DF_BUDGET documents or a quarter of the index (the rarest one always). BM25 must score
+        every document an OR-query matches; common words add many documents but little weight."""
         df = self._word_df(words)
         have = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
         out: list[str] = []
