@@ -350,6 +350,7 @@ class Scorer:
         self.avgdl = float(self.lens.sum()) / n_docs if n_docs else 1.0
         self._norm = K1 * (1 - B + B * self.lens / (self.avgdl or 1.0))
 
+
     def contrib(self, ids: np.ndarray, tf: np.ndarray,
                 weights: tuple[float, float, float]) -> np.ndarray:
         """One term's share of the score of each row in its list (a reader caches these)."""
@@ -380,7 +381,7 @@ class Scorer:
             cand, score = ids_parts[0].astype(np.int64), s_parts[0]
         else:
             acc = np.bincount(np.concatenate(ids_parts), np.concatenate(s_parts),
-                              minlength=len(self.lens))
+                              minlength=len(self.lens))  # sums in list order, as FTS5 does
             cand = np.flatnonzero(acc)
             score = acc[cand]
         keep = score > 0
@@ -390,8 +391,9 @@ class Scorer:
         if len(cand) > limit:
             kth = np.partition(score, len(score) - limit)[len(score) - limit]
             above = score > kth
-            ties = np.flatnonzero(score == kth)[:limit - int(above.sum())]
-            sel = np.concatenate([np.flatnonzero(above), ties])
+            tied = np.flatnonzero(score == kth)
+            tied = tied[np.argsort(cand[tied], kind="stable")][:limit - int(above.sum())]
+            sel = np.concatenate([np.flatnonzero(above), tied])
             cand, score = cand[sel], score[sel]
         order = np.lexsort((cand, -score))
         return [(int(cand[i]), -float(score[i])) for i in order]
