@@ -7,17 +7,22 @@ own read-only connection, so a rebuild swapping in a new file never disturbs it.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
+import logging
 import sqlite3
 import threading
 from pathlib import Path
 
 from harness.library.model import Hit
 from harness.library.names import name_tokens
+from harness.library.postings import Scorer, decode
 from harness.library.rank import (CANDIDATES, Query, QueryContext, fts_expr, parse_query,
                                   rerank)
-from harness.library.store import (CorruptIndex, Progress, build_index, check_index, index_path,
-                                   verify_checksum)
+from harness.library.store import (CorruptIndex, Progress, file_inode, build_index, check_index,
+                                   index_path, verify_checksum)
+
+log = logging.getLogger(__name__)
 
 _COLS = ("id, name, kind, package, module, rel, line, signature, doc, attrs, private, protected, "
          "origin, exact, consts, namespace")
@@ -25,6 +30,7 @@ _KEYS = [c.strip() for c in _COLS.split(",")]
 MAX_FTS_WORDS = 8
 NS_CANDIDATES = 80
 DF_BUDGET = 6_000
+POSTINGS_CACHE = 64 << 20  # bytes of decoded posting lists a reader keeps
 
 
 def _row(r: tuple) -> dict:
@@ -40,31 +46,103 @@ def to_hit(d: dict, score: float = 0.0) -> Hit:
                score=round(score, 4))
 
 
-class LibraryIndex:
-    """A read-only view of one index file (thread-safe: one connection, one lock)."""
+class _Damaged(Exception):
+    """SQLite found the file damaged while answering (never seen outside this module)."""
 
-    def __init__(self, con: sqlite3.Connection, path: Path) -> None:
-        self.con, self.path = con, path
-        self._lock = threading.Lock()
+    def __init__(self, why: str, ino: int | None = None) -> None:
+        super().__init__(why)
+        self.ino = ino  # the inode of the file that failed
+
+
+def _damaged(err: sqlite3.DatabaseError) -> bool:
+    # SQLITE_CORRUPT / SQLITE_NOTADB and friends; not a busy or locked database
+    return not (isinstance(err, sqlite3.OperationalError)
+                and any(w in str(err) for w in ("locked", "busy", "interrupted")))
+
+
+def _recovering(method):
+    """A public query: when SQLite reports the file damaged, the index is rebuilt (or, without
+    a workspace to rebuild from, CorruptIndex is raised) and the query answered once more."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        depth = getattr(self._depth, "n", 0)
+        if depth:
+            return method(self, *args, **kwargs)
+        self._depth.n = depth + 1
+        try:
+            try:
+                return method(self, *args, **kwargs)
+            except _Damaged as err:
+                self._recover(str(err.__cause__ or err), err.ino)
+            return method(self, *args, **kwargs)
+        except _Damaged as err:
+            raise CorruptIndex(f"{self.path}: {err.__cause__ or err}") from None
+        finally:
+            self._depth.n -= 1
+    return run
+
+
+class LibraryIndex:
+    """A read-only view of one index file (thread-safe: one connection, one lock).
+
+    With ``workspace``, a file SQLite reports damaged during a query is rebuilt from it (one
+    warning line) and the query answered from the new file."""
+
+    def __init__(self, con: sqlite3.Connection, path: Path,
+                 workspace: Path | None = None) -> None:
+        self.path, self.workspace = path, workspace
+        self.cache_bytes = POSTINGS_CACHE
+        self._lock = threading.RLock()  # re-entered by a recovery's re-attach
+        self._depth = threading.local()  # nesting of public calls (only the outer recovers)
+        self._attach(con)
+
+    def _attach(self, con: sqlite3.Connection) -> None:
+        self.con = con
+        self._ino = file_inode(self.path)
+        self._df: dict[str, int] = {}
+        self._sc: Scorer | None = None
+        # term -> its decoded posting list, (term, weights) -> its score shares (FIFO-bounded)
+        self._post: dict[object, tuple] = {}
+        self._post_size: dict[object, int] = {}
+        self._post_bytes = 0
         self.n_docs = self._one("SELECT count(*) FROM decls") or 1
         pk = {r[0] for r in self._all("SELECT name FROM packages")}
         # Lean's core library is indexed: a constant found nowhere really is unknown
         self.has_core = "lean4" in pk
-        self._df: dict[str, int] = {}
+
+    def _recover(self, why: str, ino: int | None) -> None:
+        if self.workspace is None:
+            raise _Damaged(why)
+        with self._lock:
+            if ino != self._ino:
+                return  # another thread of this reader has already recovered
+            log.warning("%s: the library index is damaged (%s); rebuilding it", self.path, why)
+            self.con.close()
+            build_index(self.workspace, corrupt=(why, ino or -1))
+            self._attach(check_index(self.path))
 
     def close(self) -> None:
         self.con.close()
 
     def _one(self, sql: str, args: tuple = ()) -> object:
-        with self._lock:
-            r = self.con.execute(sql, args).fetchone()
+        r = self._fetch(sql, args, one=True)
         return r[0] if r else None
 
     def _all(self, sql: str, args: tuple | list = ()) -> list[tuple]:
-        with self._lock:
-            return self.con.execute(sql, args).fetchall()
+        return self._fetch(sql, args)
+
+    def _fetch(self, sql: str, args: tuple | list, one: bool = False):
+        try:
+            with self._lock:
+                cur = self.con.execute(sql, args)
+                return cur.fetchone() if one else cur.fetchall()
+        except sqlite3.DatabaseError as err:
+            if not _damaged(err):
+                raise
+            raise _Damaged(str(err), self._ino) from err
 
     # ---- ranked search
+    @_recovering
     def baseline(self, text: str, k: int = 10, kind: str | None = None,
                  exclude: frozenset[str] = frozenset(),
                  ctx: QueryContext | None = None) -> list[Hit]:
@@ -77,6 +155,7 @@ class LibraryIndex:
                 and (ctx is None or self._accessible(r, ctx))]
         return [to_hit(r, -r["bm25"]) for r in rows][:k]
 
+    @_recovering
     def search(self, text: str, k: int = 10, kind: str | None = None,
                ctx: QueryContext | None = None) -> list[Hit]:
         q = parse_query(text, ctx)
@@ -117,8 +196,8 @@ class LibraryIndex:
     def _informative(self, words: list[str]) -> list[str]:
         """The query words FTS5 ranks by (both rankers get the same): the rarest words of the
         query, at most MAX_FTS_WORDS, while their posting lists together stay within
-        DF_BUDGET documents or a quarter of the index (the rarest one always). BM25 must score every document an
-        OR-query matches; common words add many documents but little weight."""
+        DF_BUDGET documents or a quarter of the index (the rarest one always). BM25 must score
+        every document an OR-query matches; common words add many documents but little weight."""
         df = self._word_df(words)
         have = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
         out: list[str] = []
@@ -140,24 +219,57 @@ class LibraryIndex:
 
     def _fts(self, words: list[str], limit: int, kind: str | None,
              weights: tuple[float, float, float]) -> list[dict]:
+        """FTS5's bm25 top ``limit`` for an OR of ``words``, from the posting lists."""
         if not words:
             return []
-        return self._fts_query(fts_expr(words), limit, kind, weights)
+        sc = self._scorer()
+        top = sc.top_of([self._contrib(w, weights) for w in words], limit,
+                        sc.kind_mask(kind) if kind else None)
+        if not top:
+            return []
+        rows = {r[0]: r for r in self._all(
+            f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(top))})",
+            [i for i, _ in top])}
+        return [dict(zip(_KEYS, rows[i])) | {"bm25": s} for i, s in top if i in rows]
 
-    def _fts_query(self, expr: str, limit: int, kind: str | None,
-                   weights: tuple[float, float, float]) -> list[dict]:
-        # rank inside FTS5 first (its top-k path), then join the few rows kept
-        inner = ("SELECT rowid AS rid, bm25(fts, ?, ?, ?) AS s FROM fts WHERE fts MATCH ? "
-                 "ORDER BY s LIMIT ?")
-        args: list = [*weights, expr, limit * (4 if kind else 1)]
-        sql = (f"SELECT {', '.join('d.' + c for c in _KEYS)}, t.s FROM ({inner}) t "
-               "JOIN decls d ON d.id = t.rid")
-        if kind:
-            sql += " WHERE d.kind = ?"
-            args.append(kind)
-        sql += " ORDER BY t.s LIMIT ?"
-        args.append(limit)
-        return [dict(zip([*_KEYS, "bm25"], r)) for r in self._all(sql, args)]
+    def _scorer(self) -> Scorer:
+        if self._sc is None:
+            try:
+                with self._lock:
+                    self._sc = Scorer(self.con, self.n_docs)
+            except sqlite3.DatabaseError as err:
+                if not _damaged(err):
+                    raise
+                raise _Damaged(str(err), self._ino) from err
+        return self._sc
+
+    def _contrib(self, term: str, weights: tuple[float, float, float]):
+        """(ids, this term's score share per id) under ``weights``, cached beside its list."""
+        key = (term, weights)
+        got = self._post.get(key)
+        if got is None:
+            ids, tf = self._postings(term)
+            got = (ids, self._scorer().contrib(ids, tf, weights))
+            self._remember(key, got, len(ids) * 12)
+        return got
+
+    def _remember(self, key, value, size: int) -> None:
+        while self._post and self._post_bytes + size > self.cache_bytes:
+            old = next(iter(self._post))
+            self._post_bytes -= self._post_size.pop(old)
+            del self._post[old]
+        if size <= self.cache_bytes:
+            self._post[key] = value
+            self._post_size[key] = size
+            self._post_bytes += size
+
+    def _postings(self, term: str):
+        got = self._post.get(term)
+        if got is None:
+            row = self._fetch("SELECT ids, tf FROM postings WHERE term = ?", (term,), one=True)
+            got = decode(*row) if row else decode(b"", b"")
+            self._remember(term, got, len(got[0]) * 7)
+        return got
 
     def _word_df(self, words: list[str]) -> dict[str, int]:
         missing = [w for w in words if w not in self._df]
@@ -178,10 +290,12 @@ class LibraryIndex:
         return out
 
     # ---- names
+    @_recovering
     def by_name(self, name: str) -> list[dict]:
         return [_row(r) for r in self._all(f"SELECT {_COLS} FROM decls WHERE name = ?",
                                            (name,))]
 
+    @_recovering
     def resolve(self, ident: str, namespace: str = "", opens: tuple[str, ...] = (),
                 kind: str | None = None) -> list[dict]:
         """Declarations ``ident`` can denote from ``namespace`` with ``opens``, as Lean resolves
@@ -207,12 +321,14 @@ class LibraryIndex:
             rows = [r for r in rows if r["kind"] == kind]
         return rows
 
+    @_recovering
     def exists(self, ident: str, namespace: str = "", opens: tuple[str, ...] = ()) -> bool:
         if self.resolve(ident, namespace, opens):
             return True
         # `h.trans`-style generalized field notation: the head is a local, not a constant
         return False
 
+    @_recovering
     def lookup(self, name: str, k: int = 5) -> list[Hit]:
         """Exact name first, then declarations whose name ends with `.name`."""
         rows = self.by_name(name)
@@ -224,6 +340,7 @@ class LibraryIndex:
         rows.sort(key=lambda r: (r["name"] != name, len(r["name"]), r["name"]))
         return [to_hit(r, 1.0) for r in rows[:k]]
 
+    @_recovering
     def suggest(self, name: str, k: int = 3) -> list[str]:
         """Close existing names for a name that does not exist (for "did you mean")."""
         short = name.rsplit(".", 1)[-1]
@@ -243,6 +360,7 @@ class LibraryIndex:
             sorted(pool))} if pool else set()
         return difflib.get_close_matches(name, sorted(pool - private), n=k, cutoff=0.75)
 
+    @_recovering
     def stats(self) -> dict:
         return {"path": str(self.path), "decls": self.n_docs,
                 "packages": [dict(zip(("name", "rev"), r))
@@ -258,12 +376,17 @@ def open_index(workspace: Path, *, build: bool = True,
         if not verify_checksum(path):
             con.close()
             raise CorruptIndex("its checksum does not match the last build")
-        return LibraryIndex(con, path)
+        return LibraryIndex(con, path, workspace if build else None)
     except CorruptIndex:
         if not build:
             raise
+    except _Damaged as err:  # the file opened, but its first pages read back damaged
+        if not build:
+            raise CorruptIndex(str(err)) from None
+        build_index(workspace, progress=progress, corrupt=(str(err), file_inode(path) or -1))
+        return LibraryIndex(check_index(path), path, workspace)
     build_index(workspace, progress=progress)
-    return LibraryIndex(check_index(path), path)
+    return LibraryIndex(check_index(path), path, workspace)
 
 
 __all__ = ["LibraryIndex", "Query", "QueryContext", "open_index", "to_hit"]

@@ -6,7 +6,9 @@
   in with one `rename`: a reader always sees a complete index, and readers that opened the old
   file keep reading it (the inode lives on) while the new one is built and swapped in.
 - Never trusted blindly: a file that is not SQLite, has another schema version, was not marked
-  complete, or fails `PRAGMA quick_check`, is rebuilt from scratch (and the build says why).
+  complete, or does not match the checksum its build wrote, is rebuilt from scratch (and the
+  build says why). The checksum is re-computed only when the file's size/mtime/inode differ
+  from what the build recorded (`verify_checksum`); damage a query finds is handled by readers.
 - Bounded memory: files are scanned in worker processes and inserted in batches.
 """
 
@@ -25,11 +27,13 @@ from typing import Protocol
 from harness.errors import UsageError
 from harness.library.model import BuildReport, PackageReport
 from harness.library.names import name_tokens, text_tokens
+from harness.library.postings import SCHEMA as POSTINGS_SCHEMA
+from harness.library.postings import Removed, build_postings, update_postings
 from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import Package, SourceFile, discover, fingerprint, lean_files
 from harness.workspace import harness_dir
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 INDEX_FILE = "library.sqlite"
 BATCH = 2_000
 CORPUS = "corpus"
@@ -40,7 +44,7 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE packages(name TEXT PRIMARY KEY, rev TEXT, root TEXT);
 CREATE TABLE files(id INTEGER PRIMARY KEY, package TEXT, rel TEXT UNIQUE, module TEXT,
                    size INTEGER, mtime_ns INTEGER);
-CREATE TABLE decls(id INTEGER PRIMARY KEY, file_id INTEGER, package TEXT, name TEXT,
+CREATE TABLE decls(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER, package TEXT, name TEXT,
                    short TEXT, kind TEXT, module TEXT, rel TEXT, line INTEGER, signature TEXT,
                    doc TEXT, attrs TEXT, private INTEGER, protected INTEGER, origin TEXT,
                    exact INTEGER, consts TEXT, namespace TEXT, name_tok TEXT, sig_tok TEXT);
@@ -66,7 +70,8 @@ class BuildStep(Protocol):
 
     def stale(self, path: Path) -> bool: ...  # would it change the current complete index?
 
-    def apply(self, con: sqlite3.Connection, live_fts: bool) -> None: ...  # before FTS/indexes
+    def apply(self, con: sqlite3.Connection, live_fts: bool,  # before FTS/indexes/postings
+              note: Callable[[str, tuple], None] | None = None) -> None: ...
 
 
 class CorruptIndex(Exception):
@@ -91,10 +96,39 @@ def _sum_path(path: Path) -> Path:
     return path.with_name(path.name + ".sum")
 
 
-def verify_checksum(path: Path) -> bool:
-    """The file is byte for byte what the last build wrote (a build reuses only such a file)."""
+def _stat_stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_mtime_ns} {st.st_ino}"
+
+
+def file_inode(path: Path) -> int | None:
     try:
-        return _sum_path(path).read_text().strip() == _digest(path)
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
+def _sum_line(tmp: Path) -> str:
+    """`size sha1 mtime_ns inode` of the new file (a rename keeps all four)."""
+    return f"{_digest(tmp)} {_stat_stamp(tmp)}\n"
+
+
+def verify_checksum(path: Path, *, deep: bool = False) -> bool:
+    """The file is byte for byte what the last build wrote (a build reuses only such a file).
+
+    The build recorded the file's size, mtime and inode beside its digest: while they still
+    match, nothing has written the file since, and the digest is trusted without reading 200 MB
+    (``deep`` re-hashes anyway). A file written, truncated or replaced since is re-hashed. What
+    a stat cannot see (a bit flipped in place on disk) SQLite reports when a query reads the
+    page; :class:`harness.library.query.LibraryIndex` then rebuilds the index."""
+    try:
+        fields = _sum_path(path).read_text().split()
+        if len(fields) < 2:
+            return False
+        if not deep and len(fields) == 4 and fields[0] == str(path.stat().st_size) \
+                and " ".join(fields[2:]) == _stat_stamp(path):
+            return True
+        return " ".join(fields[:2]) == _digest(path)
     except OSError:
         return False
 
@@ -184,12 +218,14 @@ class _Builder:
                  workers: int | None, live_fts: bool) -> None:
         self.con, self.report, self.progress, self.workers = con, report, progress, workers
         self.live_fts = live_fts  # incremental: keep the FTS table in step row by row
+        self.removed = Removed()  # incremental: rows deleted (their posting lists change)
 
     def drop_files(self, ids: list[int]) -> None:
         c = self.con
         for k in range(0, len(ids), 500):
             part = ids[k:k + 500]
             q = ",".join("?" * len(part))
+            self.removed.note(c, f"file_id IN ({q})", part)
             c.execute("INSERT INTO fts(fts, rowid, name_tok, sig_tok, doc) SELECT 'delete', id, "
                       f"name_tok, sig_tok, doc FROM decls WHERE file_id IN ({q})", part)
             c.execute(f"DELETE FROM decls WHERE file_id IN ({q})", part)
@@ -226,9 +262,12 @@ class _Builder:
 
 def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | None = None,
                 workers: int | None = None, path: Path | None = None,
-                corpus: bool = False, step: BuildStep | None = None) -> BuildReport:
+                corpus: bool = False, corrupt: tuple[str, int] | None = None,
+                step: BuildStep | None = None) -> BuildReport:
     """Build or refresh the workspace's index; returns what was done (see module docstring).
     ``corpus``: index ``workspace`` as one plain Lean tree (benchmarks), at ``path``.
+    ``corrupt``: (why, inode) — a reader found the file with that inode damaged: rebuilt from
+    scratch, unless another process has already replaced it.
     ``step``: an extra pass run on the new file before it is finished (the exact pass)."""
     if not workspace.is_dir():
         raise UsageError(f"{workspace}: no such workspace directory")
@@ -245,13 +284,18 @@ def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | 
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             try:
-                _build(workspace, path, tmp, rebuild, report, progress, workers, corpus, step)
+                if corrupt is not None and file_inode(path) not in (None, corrupt[1]):
+                    raise _UpToDate()  # another reader's rebuild already replaced it
+                _build(workspace, path, tmp, rebuild or corrupt is not None, report, progress,
+                       workers, corpus, step)
+                if corrupt is not None:
+                    report.reason = f"previous index unusable ({corrupt[0]}); rebuilt"
             except _UpToDate:
                 pass  # nothing changed: the current file stays, untouched
             else:
                 from harness.fsutil import atomic_write
 
-                atomic_write(_sum_path(path), _digest(tmp) + "\n", durable=False)
+                atomic_write(_sum_path(path), _sum_line(tmp), durable=False)
                 os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
@@ -288,21 +332,24 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
     else:
         report.rebuilt = True
         con = _new_db(tmp)
-        con.executescript(SCHEMA)
+        con.executescript(SCHEMA + POSTINGS_SCHEMA)
         con.execute("INSERT INTO meta VALUES ('schema', ?), ('complete', '0')",
                     (SCHEMA_VERSION,))
     try:
+        first_new = (con.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
         b = _Builder(con, report, progress, workers, live_fts=old_ok)
         _refresh(pkgs, workspace, con, b, report)
         if step is not None:
-            step.apply(con, old_ok)
+            # rows the step deletes or rewrites change their terms' posting lists
+            step.apply(con, old_ok, note=lambda where, args: b.removed.note(con, where, args))
         if not old_ok:
             con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
         con.executescript(INDEXES)
-        # document frequencies, read once here: fts5vocab walks a term's whole posting list
-        con.executescript("DROP TABLE IF EXISTS vocab; CREATE TABLE vocab(term TEXT PRIMARY KEY,"
-                          " df INTEGER) WITHOUT ROWID; INSERT INTO vocab SELECT term, doc FROM "
-                          "fts_vocab;")
+        # the ranked search's posting lists and document frequencies (postings.py)
+        if old_ok:
+            update_postings(con, b.removed, first_new)
+        else:
+            build_postings(con, tmp, workers)
         report.decls = con.execute("SELECT count(*) FROM decls").fetchone()[0]
         report.files = con.execute("SELECT count(*) FROM files").fetchone()[0]
         con.execute("UPDATE meta SET value='1' WHERE key='complete'")
