@@ -2,9 +2,10 @@
 
 For each proved theorem T of a corpus (a proof with no `sorry`): the query is T's statement and
 docstring, from T's own namespace, opens and module; the gold set is the corpus declarations
-T's proof mentions (names resolved as Lean would from T's scope), T itself excluded and never
-returned. recall@k = |gold ∩ top k| / |gold|, averaged over the theorems. The plain BM25
-baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queries, same run.
+T's proof mentions (:mod:`harness.library.mentions`: locals, case tags and named arguments are
+not mentions; names resolved as Lean would from T's scope, `c.f` mentions the constant `c`), T
+itself excluded and never returned. recall@k = |gold ∩ top k| / |gold|, averaged over the
+theorems. The plain BM25 baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queries, same run.
 """
 
 from __future__ import annotations
@@ -14,29 +15,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness.library.mentions import mentions, resolve
 from harness.library.query import LibraryIndex, QueryContext
+from harness.library.rank import binder_names
 from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import lean_files
 from harness.library.store import build_index, check_index
 
 PROOF_KINDS = ("theorem", "lemma")
-
-
-def _resolve(ident: str, d: Scanned, names: set[str], protected: set[str]) -> str | None:
-    ident = ident.removeprefix("@")
-    parts = d.namespace.split(".") if d.namespace else []
-    # the theorem's own namespace path: the name's prefix (Lean opens it for the body too)
-    for i in range(len(parts), 0, -1):
-        c = ".".join([*parts[:i], ident])
-        if c in names:
-            return c
-    if ident in names:
-        return ident
-    for o in d.opens:
-        c = f"{o}.{ident}"
-        if c in names and not (c in protected and "." not in ident):
-            return c
-    return None
 
 
 def corpus_cases(root: Path, declared: bool = False
@@ -60,7 +46,8 @@ def corpus_cases(root: Path, declared: bool = False
                 continue
             if d.has_sorry and not (declared and "sorry_using" in d.uses):
                 continue
-            gold = {g for u in d.uses if (g := _resolve(u, d, names, protected))}
+            gold = {g for u in mentions(d.body, binder_names(d.signature))
+                    if (g := resolve(u, d.namespace, d.opens, names, protected))}
             gold.discard(d.name)
             if gold:
                 cases.append((d, module, gold))
