@@ -99,3 +99,38 @@ def test_gold_is_what_the_proof_mentions(tmp_path: Path):
     assert gold["Beta.dotted"] == {"Beta.step_le"}
     # `rcases … with step_le | hq`, `intro x`, `fun y`: bound names; `<;>` and `;` end them
     assert gold["Beta.tactic_locals"] == {"Beta.zero", "Beta.base_pos"}
+
+
+RECENCY = """\
+namespace Gamma
+
+theorem bound_one (x : Nat) : x ≤ x + 1 := sorry
+theorem bound_two (x : Nat) : x ≤ x + 2 := sorry
+theorem bound_three (x : Nat) : x ≤ x + 3 := sorry
+
+theorem bound_target (x : Nat) : x ≤ x + 4 := sorry
+
+theorem bound_later (x : Nat) : x ≤ x + 5 := sorry
+
+end Gamma
+"""
+
+
+def test_the_declarations_just_above_a_query_rank_first(tmp_path: Path):
+    """Equal text matches: the nearest earlier declaration of the query's module wins, and a
+    later one is never offered (Lean elaborates top to bottom)."""
+    from harness.library.query import LibraryIndex, QueryContext
+    from harness.library.store import build_index, check_index
+
+    write(tmp_path / "G" / "A.lean", RECENCY)
+    idx = tmp_path / "i.sqlite"
+    build_index(tmp_path, path=idx, corpus=True)
+    ix = LibraryIndex(check_index(idx), idx)
+    try:
+        ctx = QueryContext(namespace="Gamma", module="G.A", line=7,
+                           exclude=frozenset({"Gamma.bound_target"}))
+        names = [h.name for h in ix.search("(x : Nat) : x ≤ x + 4 bound", 5, ctx=ctx)]
+    finally:
+        ix.close()
+    assert names[:3] == ["Gamma.bound_three", "Gamma.bound_two", "Gamma.bound_one"]
+    assert "Gamma.bound_later" not in names
