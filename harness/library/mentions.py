@@ -13,8 +13,9 @@ proof is not always a constant:
   `h.trans` on a local `h` mentions nothing we can name without types.
 
 :func:`resolve` follows `resolveGlobalName`'s order: the enclosing namespaces innermost first,
-then the root and the opened namespaces (a `protected` name is not found by its last component
-through `open`), then the projection fallback.
+then the root and the opened namespaces (a `protected` name is never found by its last
+component alone, not through `open` and not inside its own namespace), then the projection
+fallback.
 """
 
 from __future__ import annotations
@@ -101,16 +102,19 @@ def _resolve_exact(ident: str, namespace: str, opens: tuple[str, ...], names: se
     if ident.startswith("_root_."):
         ident = ident.removeprefix("_root_.")
         return ident if ident in names else None
+    atomic = "." not in ident
     ns = namespace.split(".") if namespace else []
     for i in range(len(ns), 0, -1):
         c = ".".join([*ns[:i], ident])
-        if c in names:
+        # a `protected` name is not found by its last component, not even inside its own
+        # namespace (ResolveName.lean, `resolveQualifiedName`: `!id.isAtomic || !isProtected`)
+        if c in names and not (atomic and c in protected):
             return c
     if ident in names:
         return ident
     for o in opens:
         c = f"{o}.{ident}"
-        if c in names and not (c in protected and "." not in ident):
+        if c in names and not (atomic and c in protected):
             return c
     return None
 

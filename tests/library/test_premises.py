@@ -80,6 +80,11 @@ theorem uses_mix (n : Nat) (width : Nat) (h : Good n) : Good n where
 
 theorem dotted (n : Nat) : n ≤ n + 1 := step_le.trans (step_le n)
 
+protected theorem base_pos' : 0 < 1 := sorry
+
+/-- Inside its own namespace a protected name is still not found by its last component. -/
+theorem uses_root (h : 0 < 1) : 0 < 1 := base_pos'.trans_le (le_of_eq rfl)
+
 theorem tactic_locals (p : Prop) : True := by
   rcases p with step_le | hq <;> exact zero
   intro x; exact base_pos
@@ -99,6 +104,7 @@ def test_gold_is_what_the_proof_mentions(tmp_path: Path):
     assert gold["Beta.dotted"] == {"Beta.step_le"}
     # `rcases … with step_le | hq`, `intro x`, `fun y`: bound names; `<;>` and `;` end them
     assert gold["Beta.tactic_locals"] == {"Beta.zero", "Beta.base_pos"}
+    assert "Beta.uses_root" not in gold  # `base_pos'` is protected: it names no corpus constant
 
 
 RECENCY = """\
