@@ -2,41 +2,29 @@
 
 For each proved theorem T of a corpus (a proof with no `sorry`): the query is T's statement and
 docstring, from T's own namespace, opens and module; the gold set is the corpus declarations
-T's proof mentions (names resolved as Lean would from T's scope), T itself excluded and never
-returned. recall@k = |gold ∩ top k| / |gold|, averaged over the theorems. The plain BM25
-baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queries, same run.
+T's proof mentions (:mod:`harness.library.mentions`: locals, case tags and named arguments are
+not mentions; names resolved as Lean would from T's scope, `c.f` mentions the constant `c`), T
+itself excluded and never returned. recall@k = |gold ∩ top k| / |gold|, averaged over the
+theorems. The plain BM25 baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queries, same run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from harness.library.mentions import mentions, resolve
 from harness.library.query import LibraryIndex, QueryContext
+from harness.library.rank import binder_names
 from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import lean_files
 from harness.library.store import build_index, check_index
 
 PROOF_KINDS = ("theorem", "lemma")
-
-
-def _resolve(ident: str, d: Scanned, names: set[str], protected: set[str]) -> str | None:
-    ident = ident.removeprefix("@")
-    parts = d.namespace.split(".") if d.namespace else []
-    # the theorem's own namespace path: the name's prefix (Lean opens it for the body too)
-    for i in range(len(parts), 0, -1):
-        c = ".".join([*parts[:i], ident])
-        if c in names:
-            return c
-    if ident in names:
-        return ident
-    for o in d.opens:
-        c = f"{o}.{ident}"
-        if c in names and not (c in protected and "." not in ident):
-            return c
-    return None
 
 
 def corpus_cases(root: Path, declared: bool = False
@@ -60,42 +48,85 @@ def corpus_cases(root: Path, declared: bool = False
                 continue
             if d.has_sorry and not (declared and "sorry_using" in d.uses):
                 continue
-            gold = {g for u in d.uses if (g := _resolve(u, d, names, protected))}
+            gold = {g for u in mentions(d.body, binder_names(d.signature))
+                    if (g := resolve(u, d.namespace, d.opens, names, protected))}
             gold.discard(d.name)
             if gold:
                 cases.append((d, module, gold))
     return cases, len(names)
 
 
+def split_of(module: str) -> str:
+    """The half a theorem's file falls in: `tune` or `held_out`, by a hash of its module name
+    (stable across runs and machines; a file's theorems never straddle the halves)."""
+    return "tune" if hashlib.sha1(module.encode()).digest()[0] % 2 == 0 else "held_out"
+
+
 def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
                      workers: int | None = None, declared: bool = False) -> dict:
-    """Recall@1 / @k and ms per query of the ranker and the baseline on one corpus."""
+    """Recall@1 / @k and ms per query of the ranker and the baselines on one corpus, overall
+    and per half of the corpus's files (`split`: ranker changes are tuned on `tune` only and
+    judged on `held_out`; the index always holds the whole corpus)."""
     cases, n_names = corpus_cases(corpus, declared)
+    n_all = len(cases)
     if sample is not None and len(cases) > sample:
         step = len(cases) / sample
         cases = [cases[int(i * step)] for i in range(sample)]
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="harness-premises-") as tmp:
         idx = Path(tmp) / "premises.sqlite"
         build_index(corpus, path=idx, workers=workers, corpus=True)
         ix = LibraryIndex(check_index(idx), idx)
         try:
-            ours = _run(ix, cases, k, ranked=True)
-            base = _run(ix, cases, k, ranked=False)
-            # the baseline given the same accessibility filter (what the filter alone buys)
-            base_acc = _run(ix, cases, k, ranked=False, accessible=True)
+            runs = {"ranker": _run(ix, cases, k, ranked=True),
+                    "baseline_bm25": _run(ix, cases, k, ranked=False),
+                    # the baseline given the same accessibility filter (what the filter buys)
+                    "baseline_bm25_accessible": _run(ix, cases, k, ranked=False,
+                                                     accessible=True)}
         finally:
             ix.close()
-    ratio = ours["recall@10"] / base["recall@10"] if base["recall@10"] else None
-    return {"corpus": str(corpus), "declarations": n_names, "theorems": len(cases), "k": k,
-            "ranker": ours, "baseline_bm25": base, "baseline_bm25_accessible": base_acc,
-            "recall@10_ratio": round(ratio, 3) if ratio is not None else None}
+    halves = [split_of(module) for _, module, _ in cases]
+    out: dict = {"corpus": str(corpus), "declarations": n_names, "theorems": len(cases),
+                 "theorems_with_gold": n_all, "k": k,
+                 "gold_mean": round(statistics.fmean(len(g) for *_, g in cases), 2)
+                 if cases else 0.0}
+    out.update({name: _summary(r, k) for name, r in runs.items()})
+    out["recall@10_ratio"] = _ratio(out)
+    out["split"] = {}
+    for half in ("tune", "held_out"):
+        keep = [i for i, h in enumerate(halves) if h == half]
+        part: dict = {"theorems": len(keep),
+                      "files": len({cases[i][1] for i in keep})}
+        part.update({name: _summary([r[i] for i in keep], k) for name, r in runs.items()})
+        part["recall@10_ratio"] = _ratio(part)
+        out["split"][half] = part
+    out["wall_s"] = round(time.perf_counter() - wall0, 2)
+    out["cpu_s"] = round(time.process_time() - cpu0, 2)
+    out["load_avg_1m"] = round(os.getloadavg()[0], 2)
+    return out
+
+
+def _ratio(r: dict) -> float | None:
+    b = r["baseline_bm25"]["recall@10"]
+    return round(r["ranker"]["recall@10"] / b, 3) if b else None
+
+
+def _summary(rows: list[tuple[float, float, float]], k: int) -> dict:
+    """Mean recall@1, recall@k and latency over (r1, rk, ms) rows."""
+    if not rows:
+        return {"recall@1": 0.0, f"recall@{k}": 0.0, "recall@10": 0.0, "ms_per_query": 0.0,
+                "ms_p95": 0.0}
+    r1, rk, ms = (list(c) for c in zip(*rows))
+    return {"recall@1": round(statistics.fmean(r1), 4), f"recall@{k}": round(statistics.fmean(rk), 4),
+            "recall@10": round(statistics.fmean(rk), 4),
+            "ms_per_query": round(statistics.fmean(ms), 2),
+            "ms_p95": round(sorted(ms)[int(0.95 * (len(ms) - 1))], 2)}
 
 
 def _run(ix: LibraryIndex, cases: list, k: int, *, ranked: bool,
-         accessible: bool = False) -> dict:
-    r1: list[float] = []
-    rk: list[float] = []
-    ms: list[float] = []
+         accessible: bool = False) -> list[tuple[float, float, float]]:
+    """(recall@1, recall@k, ms) per case."""
+    rows: list[tuple[float, float, float]] = []
     for d, module, gold in cases:
         text = f"{d.signature} {d.doc}"
         t0 = time.perf_counter()
@@ -107,12 +138,8 @@ def _run(ix: LibraryIndex, cases: list, k: int, *, ranked: bool,
             hits = ix.baseline(text, k, exclude=frozenset({d.name}), ctx=ctx)
         else:
             hits = ix.baseline(text, k, exclude=frozenset({d.name}))
-        ms.append((time.perf_counter() - t0) * 1000)
+        ms = (time.perf_counter() - t0) * 1000
         names = [h.name for h in hits]
-        r1.append(len(gold & set(names[:1])) / min(1, len(gold)))
-        rk.append(len(gold & set(names[:k])) / len(gold))
-    return {"recall@1": round(statistics.fmean(r1), 4) if r1 else 0.0,
-            f"recall@{k}": round(statistics.fmean(rk), 4) if rk else 0.0,
-            "recall@10": round(statistics.fmean(rk), 4) if rk else 0.0,
-            "ms_per_query": round(statistics.fmean(ms), 2) if ms else 0.0,
-            "ms_p95": round(sorted(ms)[int(0.95 * (len(ms) - 1))], 2) if ms else 0.0}
+        rows.append((len(gold & set(names[:1])) / min(1, len(gold)),
+                     len(gold & set(names[:k])) / len(gold), ms))
+    return rows

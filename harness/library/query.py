@@ -182,7 +182,9 @@ class LibraryIndex:
         for ns in list(dict.fromkeys(x for x in spaces if x))[:6]:
             extra(self._all(f"SELECT {_COLS} FROM decls WHERE namespace = ? LIMIT ?",
                             (ns, NS_CANDIDATES)))
-        if q.ctx.module and len(q.words) > 4:
+        # a query from a position in a file (premises, a node's context): the declarations just
+        # above it are candidates (rank.py: recency); a bare search keeps BM25's candidates
+        if q.ctx.module and (q.ctx.line is not None or len(q.words) > 4):
             extra(self._all(f"SELECT {_COLS} FROM decls WHERE module = ? AND line < ? "
                             "ORDER BY line DESC LIMIT ?",
                             (q.ctx.module, q.ctx.line or 1 << 30, NS_CANDIDATES)))

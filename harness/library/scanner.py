@@ -67,6 +67,7 @@ class Scanned:
     opens: tuple[str, ...] = ()
     uses: list[str] = field(default_factory=list)  # identifiers in the proof (if asked)
     has_sorry: bool = False
+    body: str = ""  # the proof, comments and strings masked (if asked; premise benchmarks)
 
 
 @dataclass(slots=True)
@@ -281,6 +282,7 @@ def _declaration(text: str, masked: str, h: re.Match[str], bound: int, ns: str,
     if uses and sep:
         body = masked[sig_end:min(bound, sig_end + MAX_BODY_SCAN)]
         s.uses = list(dict.fromkeys(identifiers(body)))
+        s.body = body
         s.has_sorry = re.search(r"(?<![\w'.])(?:sorry|admit|sorry_using)(?![\w'])", body) is not None
     out = [s]
     for a in attrs:

@@ -52,3 +52,91 @@ def test_recall_benchmark_compares_with_the_baseline_in_one_run(tmp_path: Path):
         assert 0.0 <= r[key]["recall@1"] <= r[key]["recall@10"] <= 1.0
     assert r["recall@10_ratio"] == round(r["ranker"]["recall@10"]
                                          / r["baseline_bm25"]["recall@10"], 3)
+
+
+MENTIONS = """\
+namespace Beta
+
+structure Good (n : Nat) : Prop where
+  small : n ≤ 10
+  big : 0 ≤ n
+
+theorem zero : True := trivial
+theorem step_le (n : Nat) : n ≤ n + 1 := sorry
+theorem base_pos : 0 < 1 := sorry
+def width (n : Nat) : Nat := n
+
+/-- Field notation on a constant (`step_le.trans`), locals that shadow constants (`zero`, `width`),
+a case tag, a named argument and structure-instance fields. -/
+theorem uses_mix (n : Nat) (width : Nat) (h : Good n) : Good n where
+  small := by
+    induction n with
+    | zero => exact (step_le 0).trans base_pos.le
+    | succ k ih => exact h.small
+  big := by
+    have zero : 0 ≤ n := h.big
+    obtain ⟨a, b⟩ := h
+    exact Nat.le_of_lt (lt_of_le_of_lt zero (f := width) base_pos)
+
+theorem dotted (n : Nat) : n ≤ n + 1 := step_le.trans (step_le n)
+
+protected theorem base_pos' : 0 < 1 := sorry
+
+/-- Inside its own namespace a protected name is still not found by its last component. -/
+theorem uses_root (h : 0 < 1) : 0 < 1 := base_pos'.trans_le (le_of_eq rfl)
+
+theorem tactic_locals (p : Prop) : True := by
+  rcases p with step_le | hq <;> exact zero
+  intro x; exact base_pos
+  fun y ↦ y
+
+end Beta
+"""
+
+
+def test_gold_is_what_the_proof_mentions(tmp_path: Path):
+    write(tmp_path / "M" / "B.lean", MENTIONS)
+    gold = {d.name: g for d, _, g in corpus_cases(tmp_path)[0]}
+    # `step_le.trans`: Lean's projection fallback resolves the constant prefix (ResolveName.lean);
+    # `zero` is a case tag, then a `have`; `width` is the theorem's own binder and a named
+    # argument; `small`/`big` are the instance's fields; `h.small` is field notation on a local
+    assert gold["Beta.uses_mix"] == {"Beta.step_le", "Beta.base_pos"}
+    assert gold["Beta.dotted"] == {"Beta.step_le"}
+    # `rcases … with step_le | hq`, `intro x`, `fun y`: bound names; `<;>` and `;` end them
+    assert gold["Beta.tactic_locals"] == {"Beta.zero", "Beta.base_pos"}
+    assert "Beta.uses_root" not in gold  # `base_pos'` is protected: it names no corpus constant
+
+
+RECENCY = """\
+namespace Gamma
+
+theorem bound_one (x : Nat) : x ≤ x + 1 := sorry
+theorem bound_two (x : Nat) : x ≤ x + 2 := sorry
+theorem bound_three (x : Nat) : x ≤ x + 3 := sorry
+
+theorem bound_target (x : Nat) : x ≤ x + 4 := sorry
+
+theorem bound_later (x : Nat) : x ≤ x + 5 := sorry
+
+end Gamma
+"""
+
+
+def test_the_declarations_just_above_a_query_rank_first(tmp_path: Path):
+    """Equal text matches: the nearest earlier declaration of the query's module wins, and a
+    later one is never offered (Lean elaborates top to bottom)."""
+    from harness.library.query import LibraryIndex, QueryContext
+    from harness.library.store import build_index, check_index
+
+    write(tmp_path / "G" / "A.lean", RECENCY)
+    idx = tmp_path / "i.sqlite"
+    build_index(tmp_path, path=idx, corpus=True)
+    ix = LibraryIndex(check_index(idx), idx)
+    try:
+        ctx = QueryContext(namespace="Gamma", module="G.A", line=7,
+                           exclude=frozenset({"Gamma.bound_target"}))
+        names = [h.name for h in ix.search("(x : Nat) : x ≤ x + 4 bound", 5, ctx=ctx)]
+    finally:
+        ix.close()
+    assert names[:3] == ["Gamma.bound_three", "Gamma.bound_two", "Gamma.bound_one"]
+    assert "Gamma.bound_later" not in names
