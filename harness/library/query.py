@@ -311,8 +311,14 @@ class LibraryIndex:
             cands = [".".join([*parts[:i], ident]) for i in range(len(parts), 0, -1)]
             cands.append(ident)
         rows: list[dict] = []
-        for c in cands:
+        atomic = "." not in ident
+        for i, c in enumerate(cands):
             rows = self.by_name(c)
+            if atomic and i < len(cands) - 1 and not ident.startswith("_root_."):
+                # inside `namespace N`, an atomic `x` never means a protected `N.x`
+                # (leanprover/lean4 src/Lean/ResolveName.lean, resolveQualifiedName:
+                # `!id.isAtomic || !isProtected env resolvedId`)
+                rows = [r for r in rows if not r["protected"]]
             if rows:
                 break
         if not rows:

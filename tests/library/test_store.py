@@ -41,6 +41,9 @@ def test_build_search_and_lookup(lib_ws: Path):
         assert ix.resolve("le_succ", "", ("Nat",))[0]["name"] == "Nat.le_succ"
         assert ix.resolve("add_comm", "", ("Nat",)) == []  # protected: not through `open`
         assert ix.resolve("Nat.add_comm")[0]["protected"] == 1
+        # nor from inside its own namespace by its last component (Lean: resolveQualifiedName)
+        assert ix.resolve("add_comm", "Nat") == []
+        assert ix.resolve("Nat.add_comm", "Nat")[0]["name"] == "Nat.add_comm"
         assert ix.has_core
     finally:
         ix.close()
