@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.library.workers import worker_init
+
 K1, B, IDF_FLOOR = 1.2, 0.75, 1e-6
 NCOLS = 3  # name_tok, sig_tok, doc (the FTS5 table's columns, in order)
 
@@ -237,7 +239,7 @@ def build_postings(con: sqlite3.Connection, path: Path | None = None,
         step = max(1, (hi - lo + 1) * CHUNK // count)
         jobs = [(str(path), a, a + step) for a in range(lo, hi + 1, step)]
         ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-        with ctx.Pool(n) as pool:
+        with ctx.Pool(n, initializer=worker_init) as pool:
             for part in pool.imap(_count_range, jobs):
                 acc.merge(part)
     con.executemany("INSERT INTO postings VALUES (?, ?, ?)",

@@ -31,6 +31,7 @@ from harness.library.postings import SCHEMA as POSTINGS_SCHEMA
 from harness.library.postings import Removed, build_postings, update_postings
 from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import Package, SourceFile, discover, fingerprint, lean_files
+from harness.library.workers import worker_init
 from harness.workspace import harness_dir
 
 SCHEMA_VERSION = "4"
@@ -189,20 +190,13 @@ def _scan_all(files: list[SourceFile], package: str, workers: int | None) -> Ite
     n = workers or min(4, os.cpu_count() or 1)
     # fork: workers only scan text (no locks, no I/O beyond reading their file)
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    pool = ctx.Pool(n, initializer=_worker_init)
+    pool = ctx.Pool(n, initializer=worker_init)
     try:
         yield from pool.imap(_scan_one, jobs, chunksize=16)
         pool.close()
     finally:
         pool.terminate()
         pool.join()
-
-
-def _worker_init() -> None:
-    import signal
-
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler: just end
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
 def _new_db(path: Path) -> sqlite3.Connection:
