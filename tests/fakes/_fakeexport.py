@@ -35,15 +35,22 @@ def _additive(name: str) -> str:
     return name.rsplit(".", 1)[0] + "." + last if "." in name else last
 
 
-def _type(head: str) -> str:
-    """`(x : ℝ) {y : ℝ} : T` -> `∀ (x : ℝ) {y : ℝ}, T` (Lean's pretty-printed Π type)."""
+def top_level(text: str, sep: str, *, last: bool = False) -> int:
+    """The first (or last) ``sep`` outside every bracket of ``text``; -1 when there is none."""
     depth, cut = 0, -1
-    for i, c in enumerate(head):
+    for i, c in enumerate(text):
         depth += c in "([{⦃"
         depth -= c in ")]}⦄"
-        if c == ":" and depth == 0:
+        if c == sep and depth == 0:
             cut = i
-            break
+            if not last:
+                break
+    return cut
+
+
+def _type(head: str) -> str:
+    """`(x : ℝ) {y : ℝ} : T` -> `∀ (x : ℝ) {y : ℝ}, T` (Lean's pretty-printed Π type)."""
+    cut = top_level(head, ":")
     if cut < 0:
         return " ".join(head.split())
     binders, target = " ".join(head[:cut].split()), " ".join(head[cut + 1:].split())

@@ -20,6 +20,8 @@ import glob
 import os
 import re
 
+from _fakeexport import top_level
+
 MAX = 20
 
 
@@ -53,12 +55,7 @@ def _regex(pattern: str) -> re.Pattern[str]:
 
 
 def _conclusion(typ: str) -> str:
-    depth, cut = 0, -1
-    for i, c in enumerate(typ):
-        depth += c in "([{⦃"
-        depth -= c in ")]}⦄"
-        if c == "," and depth == 0:
-            cut = i
+    cut = top_level(typ, ",", last=True)
     return typ[cut + 1:].strip() if cut >= 0 and typ.lstrip().startswith("∀") else typ
 
 

@@ -112,6 +112,15 @@ def set_rev(ws: Path, name: str, rev: str) -> None:
     path.write_text(json.dumps(data))
 
 
+def update_mathlib(ws: Path, rev: str) -> None:
+    """A Mathlib update: one lemma renamed (`exp_pos'`), one new file, a new pinned rev."""
+    exp = ws / ".lake/packages/mathlib/Mathlib/Analysis/Exp.lean"
+    exp.write_text(exp.read_text().replace("exp_pos", "exp_pos'"))
+    write(ws / ".lake/packages/mathlib/Mathlib/Analysis/New.lean",
+          "/-- A brand new lemma. -/\ntheorem brand_new_lemma : True := trivial\n")
+    set_rev(ws, "mathlib", rev)
+
+
 @pytest.fixture
 def lib_ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ws = tmp_path / "ws"

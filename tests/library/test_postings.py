@@ -16,7 +16,7 @@ from harness.library.generate import generate_tree
 from harness.library.postings import decode, fts_tokens
 from harness.library.query import LibraryIndex, open_index
 from harness.library.store import build_index, check_index, index_path
-from tests.library.conftest import set_rev, write
+from tests.library.conftest import update_mathlib, write
 
 TRICKY = ["Hello, World_x y2", "ℝ≥0∞ α β ∑ i ∈ s, f i ≤ ‖x‖", "café Éclair naïve",
           "e\u0301t \u0301abc x\u0301\u0302y", "日本語 テキスト", "x⁻¹ * y₁ ≠ 0 😀",
@@ -80,11 +80,7 @@ def _postings_by_name(path: Path) -> dict[str, list[tuple[str, tuple[int, ...]]]
 
 def test_an_incremental_build_gives_the_postings_of_a_full_one(lib_ws: Path, tmp_path: Path):
     build_index(lib_ws)
-    exp = lib_ws / ".lake/packages/mathlib/Mathlib/Analysis/Exp.lean"
-    exp.write_text(exp.read_text().replace("exp_pos", "exp_pos'"))
-    write(lib_ws / ".lake/packages/mathlib/Mathlib/Analysis/New.lean",
-          "/-- A brand new lemma. -/\ntheorem brand_new_lemma : True := trivial\n")
-    set_rev(lib_ws, "mathlib", "ffff")
+    update_mathlib(lib_ws, "ffff")
     up = build_index(lib_ws)
     assert not up.rebuilt and up.scanned == 2
     full = tmp_path / "full.sqlite"

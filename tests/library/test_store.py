@@ -9,7 +9,7 @@ from pathlib import Path
 from harness.library.generate import generate_tree
 from harness.library.query import open_index
 from harness.library.store import build_index, index_path
-from tests.library.conftest import set_rev, write
+from tests.library.conftest import set_rev, update_mathlib, write
 
 
 def _pkg(report, name):
@@ -54,11 +54,7 @@ def test_unchanged_packages_are_reused_and_a_package_update_rescans_only_it(lib_
     again = build_index(lib_ws)
     assert not again.rebuilt and again.scanned == 0
     assert _pkg(again, "mathlib").reused and _pkg(again, "lean4").reused
-    exp = lib_ws / ".lake/packages/mathlib/Mathlib/Analysis/Exp.lean"
-    exp.write_text(exp.read_text().replace("exp_pos", "exp_pos'"))
-    write(lib_ws / ".lake/packages/mathlib/Mathlib/Analysis/New.lean",
-          "theorem brand_new_lemma : True := trivial\n")
-    set_rev(lib_ws, "mathlib", "cccc333")
+    update_mathlib(lib_ws, "cccc333")
     up = build_index(lib_ws)
     assert not up.rebuilt and _pkg(up, "mathlib").scanned == 2 and up.scanned == 2
     assert _pkg(up, "batteries").reused and _pkg(up, "mathlib").rev == "cccc333"
