@@ -55,9 +55,10 @@ class _Damaged(Exception):
 
 
 def _damaged(err: sqlite3.DatabaseError) -> bool:
-    # SQLITE_CORRUPT / SQLITE_NOTADB and friends; not a busy or locked database
-    return not (isinstance(err, sqlite3.OperationalError)
-                and any(w in str(err) for w in ("locked", "busy", "interrupted")))
+    """The file itself is damaged (SQLITE_CORRUPT and its extended codes, SQLITE_NOTADB). An SQL
+    error of ours, a full disk, a busy or locked database are not: a rebuild would not help."""
+    name = getattr(err, "sqlite_errorname", None) or ""  # Python >= 3.11
+    return name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
 
 
 def _recovering(method):

@@ -335,7 +335,8 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         _refresh(pkgs, workspace, con, b, report)
         if step is not None:
             # rows the step deletes or rewrites change their terms' posting lists
-            step.apply(con, old_ok, note=lambda where, args: b.removed.note(con, where, args))
+            step.apply(con, old_ok, note=(lambda where, args: b.removed.note(con, where, args))
+                       if old_ok else None)  # a full build counts every posting afresh
         if not old_ok:
             con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
         con.executescript(INDEXES)

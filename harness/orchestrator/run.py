@@ -315,9 +315,16 @@ class Session:
         return a
 
     def _uncertified(self) -> str:
-        why = {"cannot certify": "Lean's final certification could not run (see the notes)",
-               "not run": "no final certification ran (no Lean)",
-               }.get(self.certification or "", "the run stopped before Lean's final certification")
+        if self.settings.stage == "1":
+            why = "stage 1 does not certify proofs"
+        elif self.certification in ("clean", "contradicted"):
+            why = "Lean's final certification gave no clean report for it"
+        elif self.certification == "cannot certify":
+            why = "Lean's final certification could not run (see the notes)"
+        elif self.certification == "not run":
+            why = "no final certification ran"
+        else:
+            why = "the run stopped before Lean's final certification"
         return f"complete, but no axiom report of Lean confirms it: {why}"
 
     def _result(self, record: Record | None, st: RunState, stop: str, blocked: dict[str, str],
@@ -328,6 +335,7 @@ class Session:
         lean_reopened = reopened_events(self.log.events) if self.log is not None else {}
         backed = lean_backed(self.log.events) if self.log is not None else set()
         waiting_on_imports = 0  # open nodes whose only missing proofs are in imported files
+        uncertified = 0  # complete in the text, not (yet) backed by Lean's axiom report
         if a is not None:
             ours = {id(d) for d in a.blueprint.decls}
             for k in a.own:
@@ -343,6 +351,7 @@ class Session:
                 if k in a.proved and all(u in backed for u in own_parts):
                     nodes[k] = NodeResult(status="proved", attempts=n, commit=commit)
                 elif k in a.proved:  # complete in the text; Lean has not said so (yet)
+                    uncertified += 1
                     nodes[k] = NodeResult(status="open", reason=self._uncertified(), attempts=n,
                                           commit=commit)
                 elif stuck:
@@ -367,7 +376,6 @@ class Session:
                     nodes[k] = NodeResult(status="open", reason=why, attempts=n)
         counts = {s: sum(1 for r in nodes.values() if r.status == s)
                   for s in ("proved", "open", "blocked")}
-        uncertified = sum(1 for r in nodes.values() if r.reason == self._uncertified())
         if code == ExitCode.OK and (counts["open"] - uncertified or counts["blocked"]) \
                 and self.settings.stage != "1":  # stage 1 alone succeeds by locking
             code = ExitCode.FINDINGS

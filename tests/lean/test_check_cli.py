@@ -111,10 +111,17 @@ axiom cheat : 1 = 2
 theorem uses_cheat : 1 = 2 := cheat
 '''
 
+ANON = '''namespace SLT
+
+instance : Inhabited Nat := by
+  exact ⟨0⟩
+'''
+
 
 def test_module_axiom_audit_as_ci_runs_it(tmp_path: Path) -> None:
     """lean.yml audits each SLT module with `harness check MODULE`: a user axiom is a finding."""
-    ws = make_workspace(tmp_path / "ws", {"SLT/Clean.lean": PLAIN, "SLT/Cheat.lean": CHEAT})
+    ws = make_workspace(tmp_path / "ws", {"SLT/Clean.lean": PLAIN, "SLT/Cheat.lean": CHEAT,
+                                          "SLT/Anon.lean": ANON})
     clean = harness("SLT/Clean.lean", "--json", cwd=ws)
     assert clean.returncode == 0, clean.stderr
     assert [n["key"] for n in json.loads(clean.stdout)["nodes"]] == ["SLT.clean", "SLT.hidden"]
@@ -124,6 +131,11 @@ def test_module_axiom_audit_as_ci_runs_it(tmp_path: Path) -> None:
     assert by_key["SLT.uses_cheat"]["status"] == "axioms"
     assert by_key["SLT.uses_cheat"]["forbidden_axioms"] == ["SLT.cheat"]
     assert by_key["SLT.clean"]["status"] == "proved"
+    anon = harness("SLT/Anon.lean", "--json", cwd=ws)  # an anonymous instance escapes by-name
+    assert anon.returncode == 1, anon.stderr
+    assert json.loads(anon.stdout)["unaudited"] == [
+        "SLT/Anon.lean:3:0: unnamed instance: the axiom audit checks declarations by name; "
+        "name it (`instance instFoo : …`)"]
     (ws / "SLT.lean").write_text("import SLT.Clean\n")  # a root module: nothing to audit, said so
     root = harness("SLT.lean", cwd=ws)
     assert root.returncode == 0 and "no named declaration to check" in root.stdout

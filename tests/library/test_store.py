@@ -177,3 +177,26 @@ def test_worker_processes_give_the_same_index(tmp_path: Path):
             return [r[0] for r in con.execute("SELECT name FROM decls ORDER BY name, line")]
 
     assert names(tmp_path / "a.sqlite") == names(tmp_path / "b.sqlite")
+
+
+def test_only_damage_counts_as_damage(tmp_path: Path) -> None:
+    """An SQL error of ours is not a damaged file (no rebuild); bytes that are not SQLite are."""
+    import sqlite3
+
+    from harness.library.query import _damaged
+
+    con = sqlite3.connect(tmp_path / "ok.sqlite")
+    con.execute("CREATE TABLE t (a)")
+    for bad in ("SELECT nope FROM t", "SELEC 1"):
+        try:
+            con.execute(bad)
+        except sqlite3.DatabaseError as err:
+            assert not _damaged(err), err
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    try:
+        sqlite3.connect(junk).execute("SELECT * FROM sqlite_master").fetchall()
+    except sqlite3.DatabaseError as err:
+        assert _damaged(err), err
+    else:
+        raise AssertionError("SQLite read junk")

@@ -174,3 +174,42 @@ def test_lean_backed_is_the_latest_word_of_lean() -> None:
            {"kind": "merged", "nodes": ["d"]}]  # merged by the gate is not certified
     assert lean_backed(evs) == {"c"}
     assert lean_backed(evs[:1]) == {"a", "b"} and lean_backed([]) == set()
+
+
+def test_a_clean_certification_that_misses_a_node_cannot_exit_0(tmp_path) -> None:
+    """The DAG says every node is proved and Lean's report is clean but has nothing for one
+    node: that node is not proved, and the run cannot certify (exit 3)."""
+    from harness.orchestrator.run import RunSettings, Services, Session
+    from tests.orchestrator.support import lean_gate
+
+    f = workspace(tmp_path, SIMP.replace("(7 : Nat) = 7 := by\n  sorry\n\n@[blueprint",
+                                         "(7 : Nat) = 7 := rfl\n\n@[blueprint", 1))
+
+    class Forgetful:  # Lean's answer without one node (a report Lean did not give)
+        def __init__(self, real) -> None:
+            self.real, self.dropped = real, None
+
+        def axioms(self, text):
+            cert = self.real.axioms(text)
+            self.dropped = self.dropped or sorted(cert.axioms)[-1]
+            return Certification({k: v for k, v in cert.axioms.items() if k != self.dropped},
+                                 cert.errors)
+
+        def used(self, *args, **kw):
+            return self.real.used(*args, **kw)
+
+    certifiers = []
+
+    def services(sess, rec):
+        certifiers.append(Forgetful(fake_certifier(rec)))
+        return Services(runner=scripted_runner(lambda j: "by simp"),
+                        make_gate=lambda: lean_gate(rec), certifier=certifiers[-1])
+
+    res = Session(f, RunSettings(stage="2", batch_window=0.05)).run(services)
+    dropped = certifiers[0].dropped
+    assert res.exit_code == 3, res.stop_reason
+    assert res.stop_reason == "no axiom report of Lean confirms 1 complete node(s)"
+    node = res.nodes[dropped]
+    assert node.status == "open"
+    assert node.reason.endswith("Lean's final certification gave no clean report for it")
+    assert res.counts["proved"] == len(res.nodes) - 1

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,3 +44,36 @@ def test_every_slt_module_is_axiom_audited_after_the_build() -> None:
     install = names.index("Install the harness")
     assert build < install < audit
     assert "SLT --wfail" in steps[build]["with"]["build-args"]
+
+
+FAKE_PYTHON = """#!/bin/sh
+echo "$@" >> audited.log
+case "$*" in *Cheat*) exit 1 ;; esac
+exit 0
+"""
+
+
+@pytest.mark.parametrize("files,code,audited", [
+    (["SLT.lean"], 0, ["SLT.lean"]),  # nothing promoted yet: the root only
+    (["SLT.lean", "SLT/A.lean", "SLT/B/Cheat.lean", "SLT/B/Ok.lean"], 1,
+     ["SLT.lean", "SLT/A.lean", "SLT/B/Cheat.lean", "SLT/B/Ok.lean"]),  # one bad: all audited
+    (["SLT/A.lean"], 1, []),  # no root module: an error, not an empty audit
+])
+def test_the_audit_script_runs_as_github_runs_it(tmp_path: Path, files, code, audited) -> None:
+    """GitHub runs `run:` with `bash -e {0}`; the script's exit status must be the audit's."""
+    script = next(s["run"] for s in _steps() if "harness check" in s.get("run", ""))
+    for f in files:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("-- module\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").write_text(FAKE_PYTHON)
+    (bin_dir / "python").chmod(0o755)
+    (tmp_path / "step.sh").write_text(script)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    res = subprocess.run(["bash", "-e", "step.sh"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == code, res.stdout + res.stderr
+    log = tmp_path / "audited.log"
+    got = [ln.split()[-1] for ln in log.read_text().splitlines()] if log.exists() else []
+    assert got == audited
