@@ -298,6 +298,18 @@ def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | 
     return report
 
 
+def _sparse(path: Path) -> bool:
+    """Ids are never reused (AUTOINCREMENT) and the per-row arrays of postings.py are indexed by
+    id: after many incremental builds (each exact pass re-inserts its rows) they would outgrow
+    the rows. Rebuild when fewer than half the ids are live."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        top, n = con.execute("SELECT max(id), count(*) FROM decls").fetchone()
+    finally:
+        con.close()
+    return (top or 0) > 2 * n + 10_000
+
+
 def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildReport,
            progress: Progress | None, workers: int | None, corpus: bool,
            step: BuildStep | None = None) -> None:
@@ -314,6 +326,8 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
             report.reason = f"previous index unusable ({err}); rebuilt"
     else:
         report.reason = "no index yet"
+    if old_ok and _sparse(path):
+        old_ok, report.reason = False, "row ids grew sparse (posting arrays follow the ids); rebuilt"
     tmp.unlink(missing_ok=True)
     pkgs = [Package(CORPUS, workspace, "", False)] if corpus else discover(workspace)
     if old_ok and not _changed(path, pkgs, workspace) and not (step and step.stale(path)):

@@ -200,3 +200,20 @@ def test_only_damage_counts_as_damage(tmp_path: Path) -> None:
         assert _damaged(err), err
     else:
         raise AssertionError("SQLite read junk")
+
+
+def test_an_index_whose_ids_grew_sparse_is_rebuilt(lib_ws: Path) -> None:
+    import sqlite3
+
+    from harness.library.store import _sum_line, index_path
+
+    build_index(lib_ws)
+    path = index_path(lib_ws)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE decls SET id = id + 50000 WHERE id = (SELECT max(id) FROM decls)")
+    con.commit()
+    con.close()
+    (path.with_name(path.name + ".sum")).write_text(_sum_line(path))  # a sound, complete file
+    again = build_index(lib_ws)
+    assert again.rebuilt and "sparse" in again.reason
+    assert not build_index(lib_ws).rebuilt  # the rebuilt file is dense again
