@@ -17,12 +17,19 @@ FAKES = ROOT / "tests" / "fakes"
 DEMO = ROOT / "Blueprint" / "Demo.lean"
 
 
-def workspace(tmp: Path, text: str | None = None, name: str = "Demo.lean") -> Path:
-    """A Lake workspace (lakefile + toolchain pin) holding one blueprint file; returns the file."""
+def lake_workspace(tmp: Path) -> Path:
+    """An empty Lake workspace ``tmp/ws``: a lakefile and the toolchain pin."""
     ws = tmp / "ws"
-    (ws / "Blueprint").mkdir(parents=True)
+    ws.mkdir(parents=True)
     (ws / "lakefile.lean").write_text("import Lake\nopen Lake DSL\n\npackage ws\n")
     (ws / "lean-toolchain").write_text("leanprover/lean4:v4.32.0\n")
+    return ws
+
+
+def workspace(tmp: Path, text: str | None = None, name: str = "Demo.lean") -> Path:
+    """A Lake workspace (lakefile + toolchain pin) holding one blueprint file; returns the file."""
+    ws = lake_workspace(tmp)
+    (ws / "Blueprint").mkdir()
     f = ws / "Blueprint" / name
     f.write_text(text if text is not None else DEMO.read_text(encoding="utf-8"), encoding="utf-8")
     return f

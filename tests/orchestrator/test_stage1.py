@@ -9,7 +9,7 @@ import git
 
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
-from tests.orchestrator.support import completion_config, fake_env
+from tests.orchestrator.support import completion_config, fake_env, lake_workspace
 from tests.orchestrator.test_run_cli import harness
 from tests.support.llm_server import ScriptedLLM, text
 
@@ -62,10 +62,7 @@ def script(req):
 
 
 def test_construct_audit_refine_lock_then_prove(tmp_path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "lakefile.lean").write_text("import Lake\nopen Lake DSL\n\npackage ws\n")
-    (ws / "lean-toolchain").write_text("leanprover/lean4:v4.32.0\n")
+    ws = lake_workspace(tmp_path)
     src = tmp_path / "source.md"
     src.write_text("Theorem. For every natural number n, n + 0 + 0 = n.\n")
     f = ws / "Blueprint" / "Main.lean"
@@ -94,9 +91,7 @@ def test_construct_audit_refine_lock_then_prove(tmp_path) -> None:
 
 
 def test_stage1_round_limit_stops_before_stage2(tmp_path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "lakefile.lean").write_text("import Lake\nopen Lake DSL\n\npackage ws\n")
+    ws = lake_workspace(tmp_path)
     src = tmp_path / "source.md"
     src.write_text("Theorem. n + 0 + 0 = n.\n")
     f = ws / "Main.lean"

@@ -12,7 +12,7 @@ import git
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
 from tests.orchestrator.support import completion_config as config
-from tests.orchestrator.support import fake_env, workspace
+from tests.orchestrator.support import fake_env, lake_workspace, workspace
 from tests.orchestrator.test_run_cli import harness
 from tests.support.llm_server import ScriptedLLM, role_of, text
 
@@ -173,10 +173,7 @@ def test_restate_round_limit(tmp_path) -> None:
 
 
 def test_a_constructed_blueprint_lean_rejects_is_restated_not_dropped(tmp_path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "lakefile.lean").write_text("import Lake\nopen Lake DSL\n\npackage ws\n")
-    (ws / "lean-toolchain").write_text("leanprover/lean4:v4.32.0\n")
+    ws = lake_workspace(tmp_path)
     src = tmp_path / "source.md"
     src.write_text("Lemma. n + 0 = n. Lemma. 0 + n = n. Theorem. n + 0 + (0 + n) = n + n.\n")
     f = ws / "Blueprint" / "C.lean"
