@@ -4,6 +4,7 @@ import Blueprint.SLT.Covering
 import Blueprint.SLT.Chaining
 import Blueprint.SLT.GaussianConcentration
 import Blueprint.SLT.LeastSquares
+import Blueprint.SLT.Entropy
 
 /-!
 # Blueprints
@@ -14,5 +15,5 @@ proofs may still be `sorry_using […]`.
 * `Blueprint.Demo`: a small demonstration blueprint.
 * `Blueprint.SLT.*`: the statistical learning theory development, one file per layer
   (A sub-Gaussian tools, B covering numbers, C chaining and Dudley, D Gaussian concentration,
-  F least squares). See `docs/slt.md`.
+  E the entropy method, F least squares). See `docs/slt.md`.
 -/

@@ -26,9 +26,11 @@ Proofs use nodes of the earlier layers (`Blueprint/SLT/Subgaussian.lean`,
 
 * `integral_sup_increment_le`: expected maxima of finitely many increments.
 * `integral_sup_chaining_level_le`, `integral_sup_finset_le`: chaining bounds for finite sets.
-* `dudley_entropy_bound`: `E sup_{t ∈ T} (X_t - X_{t₀}) ≤ 12 σ J(T, D)` (BLM 2013, Cor. 13.2).
+* `integral_sup_finset_le_one_step`, `integral_sup_finset_le_truncated`: the one-step
+  discretization bound and the truncated Dudley bound (Wainwright 2019, Prop. 5.17, Thm. 5.22).
+* `dudley_entropy_bound`: `E sup_{t ∈ T} (X_t - X_{t₀}) ≤ 12 σ J(T, D/2)` (BLM 2013, Cor. 13.2).
 * `exists_countable_dense_sup_eq`: separability from continuous paths.
-* `dudley_entropy_bound_abs`: `E sup_{t ∈ T} |X_t - X_{t₀}| ≤ 24 σ J(T, D)`.
+* `dudley_entropy_bound_abs`: `E sup_{t ∈ T} |X_t - X_{t₀}| ≤ 24 σ J(T, D/2)`.
 
 ## References
 
@@ -187,15 +189,15 @@ theorem chaining_telescoping {T : Set E} {t₀ : E} {D : ℝ} (c : ChainingNets 
     $c$ a chaining system for $T$, $t_0$, $D > 0$, $K \in \mathbb N$ and $F \subseteq T$ finite and
     nonempty. With $\varepsilon_k = D2^{-k}$ and $h$ the Dudley integrand, $\mathbb E \max_{t\in
     F}(X_{\pi_K t} - X_{t_0}) \le 6\sigma\sum_{k=1}^K \varepsilon_k h(\varepsilon_k, T) \le 12\sigma
-    J(T, D)$, the left side read through $x \mapsto x^+$ in $[0,\infty]$. (BLM 2013, proof of Thm.
-    13.1 and Cor. 13.2.) -/)
+    J(T, D/2)$, the left side read through $x \mapsto x^+$ in $[0,\infty]$. (BLM 2013, proof of
+    Thm. 13.1 and Cor. 13.2.) -/)
   (proof := /-- Pointwise, by \cref{lem:chaining-telescoping} and \cref{lem:linkSet-props}, for each
     $t \in F$: $X_{\pi_K t} - X_{t_0} = \sum_{k=1}^K (X_{\pi_k t} - X_{\pi_{k-1}t}) \le \sum_{k=1}^K
     M_k$ with $M_k = \max_{(s,s') \in P_k}(X_s - X_{s'})$ ($P_k \ni (\pi_k t, \pi_{k-1} t)$, so $P_k
     \neq \emptyset$; \texttt{Finset.le\_sup'}). So $\max_{t\in F} \le \sum_k M_k$
     (\texttt{Finset.sup'\_le}) and, all terms being integrable (finite maxima of integrable
     functions: \texttt{HasSubgaussianMGF.integrable}), $\mathbb E\max \le \sum_k \mathbb E M_k$
-    (\texttt{integral\_mono}, \texttt{integral\_finset\_sum}). If $T$'s covering numbers are
+    (\texttt{integral\_mono}, \texttt{integral\_finsetSum}). If $T$'s covering numbers are
     infinite at some $\varepsilon_k$ the middle term is $\top$ (or $\sigma = 0$ and all increments
     vanish a.s.); otherwise, by \cref{lem:integral-sup-increment-le} with $\rho = 3\varepsilon_k$:
     $\mathbb E M_k \le 3\sigma\varepsilon_k\sqrt{2\log |P_k|} \le 3\sigma\varepsilon_k\sqrt{2\log
@@ -213,7 +215,7 @@ theorem integral_sup_chaining_level_le [IsProbabilityMeasure μ] {X : E → Ω �
         ENNReal.ofReal (6 * σ) * ∑ k ∈ Finset.Icc 1 K,
           ENNReal.ofReal (D / 2 ^ k) * dudleyIntegrand T (D / 2 ^ k) ∧
       ENNReal.ofReal (∫ ω, F.sup' hF (fun t ↦ X (c.proj K t) ω - X t₀ ω) ∂μ) ≤
-        ENNReal.ofReal (12 * σ) * dudleyIntegral T D := by
+        ENNReal.ofReal (12 * σ) * dudleyIntegral T (D / 2) := by
   sorry_using [integral_sup_increment_le, linkSet_props, chaining_telescoping,
     sum_dyadic_le_dudleyIntegral]
 
@@ -221,7 +223,7 @@ theorem integral_sup_chaining_level_le [IsProbabilityMeasure μ] {X : E → Ω �
   (statement := /-- Let $\mu$ be a probability measure, $X$ a $\sigma$-sub-Gaussian process on a
     totally bounded $T$, $t_0 \in T$, $D > 0$ with all pairwise distances in $T$ at most $D$, and $F
     \subseteq T$ finite and nonempty. Then $\mathbb E\max_{t\in F}(X_t - X_{t_0}) \le 12\sigma J(T,
-    D)$ (left side read through $x\mapsto x^+$ in $[0,\infty]$). (BLM 2013, Thm. 13.1.) -/)
+    D/2)$ (left side read through $x\mapsto x^+$ in $[0,\infty]$). (BLM 2013, Thm. 13.1.) -/)
   (proof := /-- Fix a chaining system by \cref{lem:exists-chainingNets}. For each $K$: $X_t -
     X_{t_0} = (X_t - X_{\pi_K t}) + (X_{\pi_K t} - X_{t_0})$, so $\max_F(X_t - X_{t_0}) \le
     \max_F(X_t - X_{\pi_K t}) + \max_F(X_{\pi_K t} - X_{t_0})$ (\texttt{Finset.sup'\_le},
@@ -229,7 +231,7 @@ theorem integral_sup_chaining_level_le [IsProbabilityMeasure μ] {X : E → Ω �
     applied to the pairs $\{(t, \pi_K t) : t \in F\}$ (\texttt{Finset.image}, at most $|F|$ of them,
     distances $\le D2^{-K}$), the first term has expectation at most $\sigma D
     2^{-K}\sqrt{2\log|F|}$; the second is bounded by \cref{lem:integral-sup-chaining-level-le}. If
-    $J(T,D) = \top$ and $\sigma > 0$ there is nothing to prove. Otherwise let $K \to \infty$:
+    $J(T,D/2) = \top$ and $\sigma > 0$ there is nothing to prove. Otherwise let $K \to \infty$:
     $D2^{-K} \to 0$ (\texttt{tendsto\_pow\_atTop\_nhds\_zero\_of\_lt\_one}) and conclude with
     \texttt{ge\_of\_tendsto'} / \texttt{le\_of\_tendsto'} on the real inequality, then
     \texttt{ENNReal.ofReal\_le\_ofReal} and \texttt{ENNReal.ofReal\_toReal}. -/)
@@ -240,17 +242,86 @@ theorem integral_sup_finset_le [IsProbabilityMeasure μ] {X : E → Ω → ℝ} 
     (hD : 0 < D) (hdiam : ∀ s ∈ T, ∀ t ∈ T, dist s t ≤ D) (F : Finset E) (hF : F.Nonempty)
     (hFT : (F : Set E) ⊆ T) :
     ENNReal.ofReal (∫ ω, F.sup' hF (fun t ↦ X t ω - X t₀ ω) ∂μ) ≤
-      ENNReal.ofReal (12 * σ) * dudleyIntegral T D := by
+      ENNReal.ofReal (12 * σ) * dudleyIntegral T (D / 2) := by
   sorry_using [exists_chainingNets, integral_sup_increment_le, integral_sup_chaining_level_le]
+
+@[blueprint "lem:integral-sup-finset-le-one-step"
+  (statement := /-- \textbf{One-step discretization.} Let $\mu$ be a probability measure, $X$ a
+    $\sigma$-sub-Gaussian process on $T$, $t_0 \in T$, $D$ a bound on all distances in $T$, $\delta
+    \ge 0$ and $N \subseteq T$ a finite nonempty $\delta$-net of $T$. For every finite nonempty $F
+    \subseteq T$: $\mathbb E\max_{t\in F}(X_t - X_{t_0}) \le \mathbb E\sup\{X_s - X_t : s, t \in
+    T,\ d(s,t) \le \delta\} + \sigma D\sqrt{2\log|N|}$ (left side through $x \mapsto x^+$, the
+    supremum as a lower integral in $[0,\infty]$). (Wainwright 2019, Prop. 5.17, one-sided form.)
+    -/)
+  (proof := /-- Choose for each $t \in F$ a point $\pi t \in N$ with $d(t, \pi t) \le \delta$
+    (the net property; \texttt{Classical.choose}). Pointwise $X_t - X_{t_0} = (X_t - X_{\pi t}) +
+    (X_{\pi t} - X_{t_0})$, so $\max_F(X_t - X_{t_0}) \le \max_F(X_t - X_{\pi t}) + \max_{s\in
+    N}(X_s - X_{t_0})$ (\texttt{Finset.sup'\_le}, \texttt{Finset.le\_sup'},
+    \texttt{add\_le\_add}). Integrate (finite maxima of integrable increments are integrable,
+    \texttt{HasSubgaussianMGF.integrable}). The second term: \cref{lem:integral-sup-increment-le}
+    with $S = N \times \{t_0\}$ ($|S| = |N|$, \texttt{Finset.card\_product}) and $\rho = D$.
+    The first: $\mathrm{ofReal}(\mathbb E g) \le \int^-\mathrm{ofReal}\circ g$
+    (\texttt{MeasureTheory.integral\_mono} against $g^+$, then
+    \texttt{MeasureTheory.ofReal\_integral\_eq\_lintegral\_ofReal} and
+    \texttt{ENNReal.ofReal\_max}) and each pair $(t, \pi t)$
+    is admissible in the supremum (\texttt{le\_iSup₂}). Combine with
+    \texttt{ENNReal.ofReal\_add}. -/)
+  (title := "One-step discretization bound")
+  (latexEnv := "lemma")]
+theorem integral_sup_finset_le_one_step [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
+    {σ : ℝ≥0} (hX : IsSubgaussianProcess X T σ μ) {t₀ : E} (ht₀ : t₀ ∈ T) {D : ℝ}
+    (hdiam : ∀ s ∈ T, ∀ t ∈ T, dist s t ≤ D) {δ : ℝ} (N : Finset E) (hN : N.Nonempty)
+    (hNT : (N : Set E) ⊆ T) (hnet : ∀ t ∈ T, ∃ s ∈ N, dist t s ≤ δ) (F : Finset E)
+    (hF : F.Nonempty) (hFT : (F : Set E) ⊆ T) :
+    ENNReal.ofReal (∫ ω, F.sup' hF (fun t ↦ X t ω - X t₀ ω) ∂μ) ≤
+      ∫⁻ ω, ⨆ s ∈ T, ⨆ t ∈ T, ⨆ (_ : dist s t ≤ δ), ENNReal.ofReal (X s ω - X t ω) ∂μ +
+        ENNReal.ofReal (σ * D * Real.sqrt (2 * Real.log (N.card : ℝ))) := by
+  sorry_using [integral_sup_increment_le]
+
+@[blueprint "thm:integral-sup-finset-le-truncated"
+  (statement := /-- \textbf{Truncated Dudley bound.} Let $\mu$ be a probability measure, $X$ a
+    $\sigma$-sub-Gaussian process on a totally bounded $T$, $t_0 \in T$, $D > 0$ a bound on all
+    distances in $T$ and $0 < \delta \le D$. For every finite nonempty $F \subseteq T$:
+    $\mathbb E\max_{t\in F}(X_t - X_{t_0}) \le \mathbb E\sup\{X_s - X_t : s, t \in T,\ d(s,t) \le
+    \delta\} + 12\sigma\int_{\delta/4}^{D/2} h(\varepsilon, T)\,d\varepsilon$ ($h$ the Dudley
+    integrand; expectations of suprema as lower integrals in $[0,\infty]$). (Wainwright 2019, Thm.
+    5.22, with the constants of our chaining: BLM 2013, proof of Thm. 13.1.) -/)
+  (proof := /-- Fix a chaining system $c$ by \cref{lem:exists-chainingNets} and let $K \ge 1$ be
+    the least integer with $\varepsilon_K = D2^{-K} \le \delta$ (\texttt{Nat.find}; it exists by
+    \texttt{exists\_pow\_lt\_of\_lt\_one}); then $\varepsilon_{K-1} > \delta$, so
+    $\varepsilon_{K+1} > \delta/4$. Pointwise $X_t - X_{t_0} = (X_t - X_{\pi_K t}) + (X_{\pi_K t}
+    - X_{t_0})$ with $d(t, \pi_K t) \le \varepsilon_K \le \delta$ and $\pi_K t \in T$ (the
+    chaining system's fields). The first maximum is bounded as in
+    \cref{lem:integral-sup-finset-le-one-step}
+    (\texttt{MeasureTheory.integral\_mono} against $g^+$, then
+    \texttt{MeasureTheory.ofReal\_integral\_eq\_lintegral\_ofReal} and \texttt{ENNReal.ofReal\_max},
+    \texttt{le\_iSup₂}). The second is at most $6\sigma\sum_{k=1}^K\varepsilon_k
+    h(\varepsilon_k, T)$ by \cref{lem:integral-sup-chaining-level-le}, and, as in the proof of
+    \cref{lem:sum-dyadic-le-dudleyIntegral} (antitone $h$ on each $(\varepsilon_{k+1},
+    \varepsilon_k]$, \cref{lem:dudleyIntegrand-antitone}), this sum is at most
+    $2\int_{(\varepsilon_{K+1},
+    D/2]} h \le 2\int_{(\delta/4, D/2]} h$ (\texttt{MeasureTheory.lintegral\_mono\_set},
+    \texttt{Set.Ioc\_subset\_Ioc\_left}). -/)
+  (title := "Truncated Dudley bound")
+  (latexEnv := "theorem")]
+theorem integral_sup_finset_le_truncated [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
+    {σ : ℝ≥0} (hX : IsSubgaussianProcess X T σ μ) (hT : TotallyBounded T) {t₀ : E} (ht₀ : t₀ ∈ T)
+    {D : ℝ} (hD : 0 < D) (hdiam : ∀ s ∈ T, ∀ t ∈ T, dist s t ≤ D) {δ : ℝ} (hδ : 0 < δ)
+    (hδD : δ ≤ D) (F : Finset E) (hF : F.Nonempty) (hFT : (F : Set E) ⊆ T) :
+    ENNReal.ofReal (∫ ω, F.sup' hF (fun t ↦ X t ω - X t₀ ω) ∂μ) ≤
+      ∫⁻ ω, ⨆ s ∈ T, ⨆ t ∈ T, ⨆ (_ : dist s t ≤ δ), ENNReal.ofReal (X s ω - X t ω) ∂μ +
+        ENNReal.ofReal (12 * σ) * ∫⁻ ε in Set.Ioc (δ / 4) (D / 2), dudleyIntegrand T ε := by
+  sorry_using [exists_chainingNets, integral_sup_chaining_level_le, dudleyIntegrand_antitone,
+    integral_sup_finset_le_one_step]
 
 @[blueprint "thm:dudley-entropy-bound"
   (statement := /-- \textbf{Dudley's entropy bound.} Let $\mu$ be a probability measure and $X$ a
     $\sigma$-sub-Gaussian process on a totally bounded set $T$; let $t_0 \in T$ and $D > 0$ bound
     all pairwise distances in $T$. Assume separability: for some countable $T_0 \subseteq T$, almost
     surely $\sup_{t\in T}(X_t - X_{t_0})^+ = \sup_{t\in T_0}(X_t - X_{t_0})^+$. Then $\mathbb
-    E\sup_{t\in T}(X_t - X_{t_0}) \le 12\sigma J(T, D)$ as a lower integral in $[0,\infty]$; no
-    finiteness of $J$ is assumed. (Boucheron–Lugosi–Massart 2013, Cor. 13.2; Vershynin 2018, Thm.
-    8.1.3.) -/)
+    E\sup_{t\in T}(X_t - X_{t_0}) \le 12\sigma J(T, D/2)$ as a lower integral in $[0,\infty]$ (the
+    entropy integral runs to half the diameter bound, as in BLM); no finiteness of $J$ is assumed.
+    (Boucheron–Lugosi–Massart 2013, Cor. 13.2; Vershynin 2018, Thm. 8.1.3.) -/)
   (proof := /-- Replace the supremum over $T$ by the one over $T_0 \cup \{t_0\}$ a.s.
     (\texttt{MeasureTheory.lintegral\_congr\_ae}; adding $t_0$ changes nothing since its term is
     $0$). Enumerate the countable set (\texttt{Set.Countable.exists\_eq\_range} or an
@@ -273,7 +344,7 @@ theorem dudley_entropy_bound [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T
     (hsep : ∃ T₀ ⊆ T, T₀.Countable ∧ ∀ᵐ ω ∂μ, (⨆ t ∈ T, ENNReal.ofReal (X t ω - X t₀ ω)) =
       ⨆ t ∈ T₀, ENNReal.ofReal (X t ω - X t₀ ω)) :
     ∫⁻ ω, ⨆ t ∈ T, ENNReal.ofReal (X t ω - X t₀ ω) ∂μ ≤
-      ENNReal.ofReal (12 * σ) * dudleyIntegral T D := by
+      ENNReal.ofReal (12 * σ) * dudleyIntegral T (D / 2) := by
   sorry_using [integral_sup_finset_le]
 
 @[blueprint "lem:exists-countable-dense-sup-eq"
@@ -303,7 +374,7 @@ theorem exists_countable_dense_sup_eq {X : E → Ω → ℝ} {T : Set E} (hT : T
 @[blueprint "thm:dudley-entropy-bound-abs"
   (statement := /-- Let $\mu$ be a probability measure and $X$ a $\sigma$-sub-Gaussian process on a
     totally bounded $T$ with almost surely continuous paths on $T$; let $t_0 \in T$ and $D > 0$
-    bound all distances in $T$. Then $\mathbb E\sup_{t\in T}|X_t - X_{t_0}| \le 24\sigma J(T,D)$
+    bound all distances in $T$. Then $\mathbb E\sup_{t\in T}|X_t - X_{t_0}| \le 24\sigma J(T,D/2)$
     (lower integral in $[0,\infty]$). (Vershynin 2018, Thm. 8.1.3 / Remark 8.1.5; BLM 2013, Cor.
     13.2.) -/)
   (proof := /-- $-X$ is again a $\sigma$-sub-Gaussian process on $T$
@@ -316,8 +387,8 @@ theorem exists_countable_dense_sup_eq {X : E → Ω → ℝ} {T : Set E} (hT : T
     (\texttt{iSup\_add\_le}-style, \texttt{iSup₂\_le}). Integrate
     (\texttt{MeasureTheory.lintegral\_mono} and \texttt{MeasureTheory.lintegral\_add\_left'} using
     a.e.-measurability of the countable suprema), apply \cref{thm:dudley-entropy-bound} twice and
-    add: $12\sigma J + 12\sigma J = 24\sigma J$ (\texttt{ENNReal.ofReal\_add}, \texttt{add\_mul}).
-    -/)
+    add: $12\sigma J + 12\sigma J = 24\sigma J$ with $J = J(T, D/2)$ (\texttt{ENNReal.ofReal\_add},
+    \texttt{add\_mul}). -/)
   (title := "Dudley's bound for absolute increments")
   (latexEnv := "theorem")]
 theorem dudley_entropy_bound_abs [IsProbabilityMeasure μ] {X : E → Ω → ℝ} {T : Set E}
@@ -325,7 +396,7 @@ theorem dudley_entropy_bound_abs [IsProbabilityMeasure μ] {X : E → Ω → ℝ
     {D : ℝ} (hD : 0 < D) (hdiam : ∀ s ∈ T, ∀ t ∈ T, dist s t ≤ D)
     (hcont : ∀ᵐ ω ∂μ, ContinuousOn (fun t ↦ X t ω) T) :
     ∫⁻ ω, ⨆ t ∈ T, ENNReal.ofReal |X t ω - X t₀ ω| ∂μ ≤
-      ENNReal.ofReal (24 * σ) * dudleyIntegral T D := by
+      ENNReal.ofReal (24 * σ) * dudleyIntegral T (D / 2) := by
   sorry_using [dudley_entropy_bound, exists_countable_dense_sup_eq]
 
 end SLT

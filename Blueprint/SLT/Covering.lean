@@ -27,7 +27,7 @@ number is infinite, so no finiteness side condition is needed downstream.
   `coveringNumber_image_le`: basic properties.
 * `packingNumber_closedBall_le`, `coveringNumber_closedBall_le`: `N(ε, B(0,R)) ≤ (1 + 2R/ε)^d`.
 * `coveringNumber_submodule_inter_closedBall_le`: the same bound for balls of a subspace.
-* `sum_dyadic_le_dudleyIntegral`: the dyadic sum is at most twice the entropy integral.
+* `sum_dyadic_le_dudleyIntegral`: the dyadic sum is at most twice the entropy integral to `D/2`.
 * `lintegral_sqrt_log_le`, `dudleyIntegral_submodule_ball_le`: `J(W ∩ B(0,δ), 2δ) ≤ 4δ√(dim W)`.
 
 ## References
@@ -197,23 +197,25 @@ theorem dudleyIntegrand_antitone {E : Type*} [PseudoMetricSpace E] (T : Set E) :
 
 @[blueprint "lem:sum-dyadic-le-dudleyIntegral"
   (statement := /-- Let $D > 0$ and $\varepsilon_k = D 2^{-k}$. For every $K \in \mathbb N$,
-    $\sum_{k=1}^{K} \varepsilon_k\, h(\varepsilon_k, T) \le 2 J(T, D)$ in $[0,\infty]$. (Dyadic
-    comparison; Vershynin 2018, proof of Thm. 8.1.3; BLM 2013, proof of Cor. 13.2.) -/)
+    $\sum_{k=1}^{K} \varepsilon_k\, h(\varepsilon_k, T) \le 2 J(T, D/2)$ in $[0,\infty]$: the
+    scales used are $\varepsilon_1 = D/2$ and below. (Dyadic comparison; BLM 2013, proof of Cor.
+    13.2, whose integral runs to half the diameter; Vershynin 2018, proof of Thm. 8.1.3.) -/)
   (proof := /-- For each $k \ge 1$, $h(\cdot, T) \ge h(\varepsilon_k, T)$ on $(\varepsilon_{k+1},
     \varepsilon_k]$ by \cref{lem:dudleyIntegrand-antitone}, so $\varepsilon_k h(\varepsilon_k,T) =
     2(\varepsilon_k - \varepsilon_{k+1}) h(\varepsilon_k,T) \le 2\int_{(\varepsilon_{k+1},
     \varepsilon_k]} h$ (\texttt{MeasureTheory.setLIntegral\_mono\_ae} against the constant,
     \texttt{setLIntegral\_const}, \texttt{Real.volume\_Ioc}). The intervals $(\varepsilon_{k+1},
-    \varepsilon_k]$, $1 \le k \le K$, are pairwise disjoint and contained in $(0, D]$, so the sum of
-    the integrals is at most $J(T, D)$ (\texttt{MeasureTheory.lintegral\_biUnion\_finset₀} or
-    induction with \texttt{MeasureTheory.lintegral\_union}, then
-    \texttt{MeasureTheory.lintegral\_mono\_set}). Multiply by $2$ (\texttt{Finset.mul\_sum}). -/)
+    \varepsilon_k]$, $1 \le k \le K$, are pairwise disjoint and contained in $(0, \varepsilon_1] =
+    (0, D/2]$ (\texttt{Set.Ioc\_subset\_Ioc}), so the sum of the integrals is at most $J(T,
+    D/2)$ (\texttt{MeasureTheory.lintegral\_biUnion\_finset₀} or induction with
+    \texttt{MeasureTheory.lintegral\_union}, then \texttt{MeasureTheory.lintegral\_mono\_set}).
+    Multiply by $2$ (\texttt{Finset.mul\_sum}). -/)
   (title := "Dyadic sums versus the entropy integral")
   (latexEnv := "lemma")]
 theorem sum_dyadic_le_dudleyIntegral {E : Type*} [PseudoMetricSpace E] (T : Set E) {D : ℝ}
     (hD : 0 < D) (K : ℕ) :
     ∑ k ∈ Finset.Icc 1 K, ENNReal.ofReal (D / 2 ^ k) * dudleyIntegrand T (D / 2 ^ k) ≤
-      2 * dudleyIntegral T D := by
+      2 * dudleyIntegral T (D / 2) := by
   sorry_using [dudleyIntegrand_antitone]
 
 @[blueprint "lem:lintegral-sqrt-log-le"

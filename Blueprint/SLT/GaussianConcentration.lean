@@ -14,7 +14,10 @@ Concentration of Lipschitz functions of a standard Gaussian vector, on
 the Euclidean norm). The route is Gaussian interpolation: Stein's identity, rotation invariance of
 `γ ⊗ γ`, and the covariance identity along the arc `Z_θ = X cos θ + Y sin θ`; this gives the sharp
 variance proxy `L²` and, as a by-product, the Gaussian Poincaré inequality. The general Lipschitz
-case follows by mollification.
+case follows by mollification. This route is the interpolation argument (the rotation
+`X cos θ + Y sin θ`: Pisier 1986; the covariance identity: Houdré, Pérez-Abreu and Surgailis 1998;
+Chatterjee 2014, ch. 2), not BLM's: BLM 2013 prove Thm. 5.6 from the Gaussian logarithmic Sobolev
+inequality by Herbst's argument, the route stated in `Blueprint/SLT/Entropy.lean`.
 
 Layer A (`Blueprint/SLT/Subgaussian.lean`) supplies the moment bounds used for integrability.
 
@@ -92,7 +95,7 @@ theorem gaussian_stein_coord {n : ℕ} {F : EuclideanSpace ℝ (Fin n) → ℝ} 
 @[blueprint "lem:stdGaussian-prod-rotation"
   (statement := /-- If $(X, Y) \sim \gamma_n \otimes \gamma_n$ and $\theta \in \mathbb R$, then
     $(X\cos\theta + Y\sin\theta,\ -X\sin\theta + Y\cos\theta) \sim \gamma_n \otimes \gamma_n$.
-    (Rotation invariance; Vershynin 2018, Exercise 3.3.2; BLM 2013, proof of Thm. 5.6.) -/)
+    (Rotation invariance; Vershynin 2018, Exercise 3.3.2; Pisier 1986, the rotation trick.) -/)
   (proof := /-- The map $R_\theta$ is a linear isometry of $\mathbb R^n \times \mathbb R^n$ with the
     $\ell^2$-product norm. Compare characteristic functions: both sides are finite measures on a
     product of inner product spaces, so by \texttt{MeasureTheory.Measure.ext\_of\_charFunDual} (or
@@ -109,7 +112,8 @@ theorem gaussian_stein_coord {n : ℕ} {F : EuclideanSpace ℝ (Fin n) → ℝ} 
   (latexEnv := "lemma")]
 theorem stdGaussian_prod_rotation {n : ℕ} (θ : ℝ) :
     ((stdGaussian (EuclideanSpace ℝ (Fin n))).prod (stdGaussian (EuclideanSpace ℝ (Fin n)))).map
-        (fun p ↦ (Real.cos θ • p.1 + Real.sin θ • p.2, -(Real.sin θ • p.1) + Real.cos θ • p.2)) =
+        (fun p : EuclideanSpace ℝ (Fin n) × EuclideanSpace ℝ (Fin n) ↦
+          (Real.cos θ • p.1 + Real.sin θ • p.2, -(Real.sin θ • p.1) + Real.cos θ • p.2)) =
       (stdGaussian (EuclideanSpace ℝ (Fin n))).prod (stdGaussian (EuclideanSpace ℝ (Fin n))) := by
   sorry_using []
 
@@ -117,7 +121,7 @@ theorem stdGaussian_prod_rotation {n : ℕ} (θ : ℝ) :
   (statement := /-- For $g \in C^1(\mathbb R^n)$ and $x, y \in \mathbb R^n$, with $Z_\theta =
     x\cos\theta + y\sin\theta$ and $Z'_\theta = -x\sin\theta + y\cos\theta$: $g(y) - g(x) =
     \int_0^{\pi/2} Dg(Z_\theta)(Z'_\theta)\,d\theta$. (Fundamental theorem of calculus along the
-    arc; BLM 2013, proof of Thm. 5.6.) -/)
+    arc of the interpolation argument; Pisier 1986.) -/)
   (proof := /-- $\theta \mapsto Z_\theta$ has derivative $Z'_\theta$
     (\texttt{HasDerivAt.smul\_const}, \texttt{Real.hasDerivAt\_cos}, \texttt{Real.hasDerivAt\_sin},
     \texttt{HasDerivAt.add}), so $\theta \mapsto g(Z_\theta)$ has derivative
@@ -139,8 +143,9 @@ theorem arc_ftc {n : ℕ} {g : EuclideanSpace ℝ (Fin n) → ℝ} (hg : ContDif
   (statement := /-- \textbf{Gaussian covariance identity.} Let $f, g \in C^1(\mathbb R^n)$ with $|f|
     + \|Df\|$ and $|g| + \|Dg\|$ bounded by $C e^{C\|x\|}$. With $(X, Y) \sim \gamma_n\otimes
     \gamma_n$ and $Z_\theta = X\cos\theta + Y\sin\theta$: $\mathrm{Cov}(f(X), g(X)) = \int_0^{\pi/2}
-    \sin\theta\; \mathbb E\langle \nabla f(X), \nabla g(Z_\theta)\rangle\, d\theta$. (BLM 2013, Thm.
-    5.6 proof / Exercise 3.22 interpolation; Chatterjee's covariance lemma.) -/)
+    \sin\theta\; \mathbb E\langle \nabla f(X), \nabla g(Z_\theta)\rangle\, d\theta$. (The Gaussian
+    covariance identity of Houdré, Pérez-Abreu and Surgailis 1998 in angular form, $\rho =
+    \cos\theta$; Chatterjee 2014, ch. 2.) -/)
   (proof := /-- Write $\mathrm{Cov}(f(X), g(X)) = \mathbb E f(X)g(X) - \mathbb E f(X)\,\mathbb E
     g(Y) = -\mathbb E[f(X)(g(Y) - g(X))]$ (independence:
     \texttt{MeasureTheory.integral\_prod\_mul}). By \cref{lem:arc-ftc}, $g(Y) - g(X) =
@@ -177,7 +182,9 @@ theorem gaussian_covariance_identity {n : ℕ} {f g : EuclideanSpace ℝ (Fin n)
 @[blueprint "thm:gaussian-poincare"
   (statement := /-- \textbf{Gaussian Poincaré inequality.} For $f \in C^1(\mathbb R^n)$ with $|f| +
     \|Df\| \le C e^{C\|x\|}$: $\mathrm{Var}_{\gamma_n}(f) \le \mathbb E_{\gamma_n}\|\nabla f\|^2$.
-    (Boucheron–Lugosi–Massart 2013, Thm. 3.20.) -/)
+    The growth condition is ours (it makes every integral of the interpolation proof finite); BLM
+    2013, Thm. 3.20, assume only that $f$ is continuously differentiable, so this is a weaker
+    statement than theirs. (Boucheron–Lugosi–Massart 2013, Thm. 3.20.) -/)
   (proof := /-- Apply \cref{lem:gaussian-covariance-identity} with $g = f$. For each $\theta$,
     $|\langle\nabla f(X), \nabla f(Z_\theta)\rangle| \le \tfrac12(\|\nabla f(X)\|^2 + \|\nabla
     f(Z_\theta)\|^2)$ (\texttt{real\_inner\_le\_norm}, \texttt{two\_mul\_le\_add\_sq}) and $Z_\theta
@@ -218,7 +225,8 @@ theorem lipschitz_bound_and_norm_fderiv_le {n : ℕ} {f : EuclideanSpace ℝ (Fi
   (statement := /-- Let $f$ be $L$-Lipschitz on $\mathbb R^n$ and $\bar f = f - \mathbb E_{\gamma_n}
     f$. Then $e^{t\bar f}$ is $\gamma_n$-integrable for every $t$, and the moment generating
     function $F(\lambda) = \mathbb E e^{\lambda\bar f}$ is differentiable with $F'(\lambda) =
-    \mathbb E[\bar f e^{\lambda\bar f}]$. (BLM 2013, proof of Thm. 5.5.) -/)
+    \mathbb E[\bar f e^{\lambda\bar f}]$. (Differentiation under the integral, as in Herbst's
+    argument; BLM 2013, §5.4 and §6.1.) -/)
   (proof := /-- By \cref{lem:lipschitz-bound-and-norm-fderiv-le}, $|t\bar f(x)| \le |t|(|f(0)| +
     |\mathbb E f| + L\|x\|)$, so $e^{t\bar f} \le e^{|t|(|f(0)| + |\mathbb E f|)} e^{|t|L\|x\|}$,
     integrable by \cref{lem:integrable-exp-norm-stdGaussian} and \texttt{Integrable.mono'}
@@ -264,7 +272,8 @@ theorem le_exp_of_hasDerivAt_le {F F' : ℝ → ℝ} {L : ℝ} (hpos : ∀ l, 0 
 @[blueprint "lem:gaussian-concentration-of-contDiff"
   (statement := /-- Let $f \in C^1(\mathbb R^n)$ be $L$-Lipschitz. Under $\gamma_n$, $f - \mathbb E
     f$ is sub-Gaussian with variance proxy $L^2$: $\mathbb E e^{\lambda(f - \mathbb E f)} \le
-    e^{\lambda^2L^2/2}$ for all $\lambda$. (BLM 2013, Thm. 5.6 for $C^1$ functions; Wainwright 2019,
+    e^{\lambda^2L^2/2}$ for all $\lambda$. (The statement of BLM 2013, Thm. 5.6, for $C^1$
+    functions, proved here by interpolation (Houdré–Pérez-Abreu–Surgailis 1998); Wainwright 2019,
     Thm. 2.26.) -/)
   (proof := /-- Let $\bar f = f - \mathbb E f$ and $F(\lambda) = \mathbb E e^{\lambda\bar f}$,
     positive with $F(0) = 1$ and $F'(\lambda) = \mathbb E[\bar f e^{\lambda\bar f}]$ by
@@ -296,7 +305,7 @@ theorem gaussian_concentration_of_contDiff {n : ℕ} {f : EuclideanSpace ℝ (Fi
 @[blueprint "lem:exists-contDiff-lipschitz-approx"
   (statement := /-- Let $f : \mathbb R^n \to \mathbb R$ be $L$-Lipschitz and $\varepsilon > 0$.
     There is $g \in C^1(\mathbb R^n)$, $L$-Lipschitz, with $|g - f| \le L\varepsilon$ everywhere.
-    (Mollification; BLM 2013, proof of Thm. 5.6, reduction to smooth functions.) -/)
+    (Mollification, the usual reduction to smooth functions.) -/)
   (proof := /-- Take the normalised bump $\rho = $ \texttt{ContDiffBump.normed} of a
     \texttt{ContDiffBump} centred at $0$ with outer radius $\varepsilon$ (a smooth probability
     density supported in $B(0,\varepsilon)$), and $g = \rho \star f$

@@ -32,9 +32,10 @@ Proofs use nodes of the earlier layers (A/B through C: `Blueprint/SLT/Chaining.l
 
 * `basic_inequality`, `localGaussComplexity_div_antitoneOn` (Wainwright 2019, Lemma 13.6).
 * `bad_event_measure_le` (Wainwright 2019, Lemma 13.12 style bound).
-* `master_error_bound` (Wainwright 2019, Thm. 13.5).
+* `master_error_bound` (Wainwright 2019, Thm. 13.5): the bad event's probability;
+  `master_error_bound_good_event`, the good event's outer measure (a weaker corollary).
 * `localGaussComplexity_le_dudley` (Wainwright 2019, (5.48) / Cor. 13.7 style).
-* `linear_regression_rate` (Wainwright 2019, Example 13.8).
+* `linear_regression_rate` (Wainwright 2019, Example 13.8), and its good-event corollary.
 
 ## References
 
@@ -127,7 +128,7 @@ def IsStarShaped {α : Type*} (H : Set (α → ℝ)) : Prop :=
   (title := "Shifted class")
   (latexEnv := "definition")]
 def shiftedClass {α : Type*} (F : Set (α → ℝ)) (fStar : α → ℝ) : Set (α → ℝ) :=
-  (fun f ↦ f - fStar) '' F
+  (fun f : α → ℝ ↦ f - fStar) '' F
 
 @[blueprint "def:localBall"
   (statement := /-- The localized ball of radius $\delta$ in $\mathcal H$ is $B_n(\delta; \mathcal
@@ -358,31 +359,53 @@ theorem bad_event_measure_le {α : Type*} {n : ℕ} {x : Fin n → α} {H : Set 
   (statement := /-- \textbf{Master error bound for least squares.} Let $M$ be a regression model
     whose shifted class $\mathcal F^* = \mathcal F - f^*$ is star-shaped, $\hat f$ a least-squares
     estimator, $\delta$ a solution of the critical inequality for $\mathcal F^*$ and $\sigma$, and
-    $t \ge \delta$. Then $\gamma_n^*\big(\|\hat f - f^*\|_n^2 \le 16 t\delta\big) \ge 1 -
-    e^{-nt\delta/(2\sigma^2)}$ ($\gamma_n^*$ the outer measure). (Wainwright 2019, Thm. 13.5.) -/)
+    $t \ge \delta$. Then the bad event has small probability: $\gamma_n\big(\|\hat f - f^*\|_n^2 >
+    16 t\delta\big) \le e^{-nt\delta/(2\sigma^2)}$, $\gamma_n$ applied to a set that need not be
+    measurable being the outer measure. (Wainwright 2019, Thm. 13.5.) -/)
   (proof := /-- Let $u = \sqrt{t\delta} \ge \delta$ (as $t \ge \delta > 0$; \texttt{Real.le\_sqrt}).
-    Fix $w$ outside $\mathcal A(u)$ (the set of \cref{lem:bad-event-measure-le} for $\mathcal H =
-    \mathcal F^*$) and put $\hat\Delta = \hat f_w - f^* \in \mathcal F^*$
-    (\texttt{Set.mem\_image\_of\_mem}). If $\|\hat\Delta\|_n < u$ then $\|\hat\Delta\|_n^2 < t\delta
-    \le 16t\delta$. Otherwise $w \notin \mathcal A(u)$ gives $|\sigma Z_{\hat\Delta}(w)| <
-    2\|\hat\Delta\|_n u$, and \cref{lem:basic-inequality} gives $\frac12\|\hat\Delta\|_n^2 \le
-    \sigma Z_{\hat\Delta}(w) < 2\|\hat\Delta\|_n u$, so $\|\hat\Delta\|_n < 4u$ and
-    $\|\hat\Delta\|_n^2 < 16u^2 = 16t\delta$ (\texttt{nlinarith}). Thus the complement of the good
-    set lies in $\mathcal A(u)$; since $\gamma_n$ is a probability measure, $1 =
-    \gamma_n(\mathrm{univ}) \le \gamma_n^*(\mathrm{good}) + \gamma_n^*(\mathcal A(u))$
-    (\texttt{MeasureTheory.measure\_union\_le}, \texttt{MeasureTheory.measure\_mono},
-    \texttt{Set.union\_compl\_self}), and \texttt{tsub\_le\_iff\_right} with
-    \cref{lem:bad-event-measure-le} concludes ($nu^2 = nt\delta$). -/)
+    We show that the bad event lies in $\mathcal A(u)$, the set of \cref{lem:bad-event-measure-le}
+    for $\mathcal H = \mathcal F^*$. Fix $w$ outside $\mathcal A(u)$ and put $\hat\Delta = \hat f_w
+    - f^* \in \mathcal F^*$ (\texttt{Set.mem\_image\_of\_mem}). If $\|\hat\Delta\|_n < u$ then
+    $\|\hat\Delta\|_n^2 < t\delta \le 16t\delta$. Otherwise $w \notin \mathcal A(u)$ gives
+    $|\sigma Z_{\hat\Delta}(w)| < 2\|\hat\Delta\|_n u$, and \cref{lem:basic-inequality} gives
+    $\frac12\|\hat\Delta\|_n^2 \le \sigma Z_{\hat\Delta}(w) < 2\|\hat\Delta\|_n u$, so
+    $\|\hat\Delta\|_n < 4u$ and $\|\hat\Delta\|_n^2 < 16u^2 = 16t\delta$ (\texttt{nlinarith}). So
+    $w$ is not in the bad event (\texttt{not\_lt}). Hence
+    \texttt{MeasureTheory.measure\_mono} and \cref{lem:bad-event-measure-le} conclude, with
+    $nu^2 = nt\delta$ (\texttt{Real.sq\_sqrt}, \texttt{mul\_nonneg}); $n > 0$ is the model's field
+    \texttt{n\_pos}. -/)
   (title := "Master error bound (Wainwright Thm. 13.5)")
   (latexEnv := "theorem")]
 theorem master_error_bound {α : Type*} {n : ℕ} (M : RegressionModel α n)
     {fhat : EuclideanSpace ℝ (Fin n) → α → ℝ} (hfhat : IsLeastSquares M fhat)
     (hH : IsStarShaped (shiftedClass M.F M.fStar)) {δ : ℝ}
     (hCI : SatisfiesCriticalIneq M.x (shiftedClass M.F M.fStar) M.σ δ) {t : ℝ} (ht : δ ≤ t) :
+    stdGaussian (EuclideanSpace ℝ (Fin n))
+        {w | 16 * t * δ < empNorm M.x (fhat w - M.fStar) ^ 2} ≤
+      ENNReal.ofReal (Real.exp (-(n * t * δ) / (2 * M.σ ^ 2))) := by
+  sorry_using [basic_inequality, bad_event_measure_le]
+
+@[blueprint "cor:master-error-bound-good-event"
+  (statement := /-- Under the hypotheses of \cref{thm:master-error-bound}, the good event has outer
+    measure $\gamma_n^*\big(\|\hat f - f^*\|_n^2 \le 16 t\delta\big) \ge 1 -
+    e^{-nt\delta/(2\sigma^2)}$. For a non-measurable good event this is weaker than the theorem:
+    $\gamma^*(G) \ge 1 - \varepsilon$ does not bound $\gamma^*(G^c)$. (Wainwright 2019, Thm. 13.5,
+    as usually quoted.) -/)
+  (proof := /-- The good and the bad event of \cref{thm:master-error-bound} cover the space
+    (\texttt{Set.ext}, \texttt{not\_lt}), so $1 = \gamma_n(\mathrm{univ}) \le
+    \gamma_n^*(\mathrm{good}) + \gamma_n^*(\mathrm{bad})$ (\texttt{MeasureTheory.measure\_univ},
+    \texttt{MeasureTheory.measure\_union\_le}, \texttt{MeasureTheory.measure\_mono}); conclude
+    with \texttt{tsub\_le\_iff\_right} and the theorem's bound on the bad event. -/)
+  (title := "Master error bound, good-event form")
+  (latexEnv := "corollary")]
+theorem master_error_bound_good_event {α : Type*} {n : ℕ} (M : RegressionModel α n)
+    {fhat : EuclideanSpace ℝ (Fin n) → α → ℝ} (hfhat : IsLeastSquares M fhat)
+    (hH : IsStarShaped (shiftedClass M.F M.fStar)) {δ : ℝ}
+    (hCI : SatisfiesCriticalIneq M.x (shiftedClass M.F M.fStar) M.σ δ) {t : ℝ} (ht : δ ≤ t) :
     1 - ENNReal.ofReal (Real.exp (-(n * t * δ) / (2 * M.σ ^ 2))) ≤
       stdGaussian (EuclideanSpace ℝ (Fin n))
         {w | empNorm M.x (fhat w - M.fStar) ^ 2 ≤ 16 * t * δ} := by
-  sorry_using [basic_inequality, bad_event_measure_le]
+  sorry_using [master_error_bound]
 
 @[blueprint "lem:scaled-inner-isSubgaussianProcess"
   (statement := /-- The process $Y_v(w) = n^{-1/2}\langle w, v\rangle$, $v \in \mathbb R^n$, under
@@ -408,8 +431,9 @@ theorem scaled_inner_isSubgaussianProcess (n : ℕ) :
 @[blueprint "thm:localGaussComplexity-le-dudley"
   (statement := /-- Let $\mathcal H$ be star-shaped, $\delta > 0$, $n \ge 1$ and $V(\delta) =
     \{n^{-1/2}\mathrm{ev}(h) : h \in B_n(\delta;\mathcal H)\} \subseteq \mathbb R^n$. Then $\mathcal
-    G_n(\delta;\mathcal H) \le \frac{24}{\sqrt n} J(V(\delta), 2\delta)$. (Wainwright 2019, (5.48)
-    and Cor. 13.7 route; BLM 2013, Cor. 13.2.) -/)
+    G_n(\delta;\mathcal H) \le \frac{24}{\sqrt n} J(V(\delta), \delta)$: distances in $V(\delta)$
+    are at most $2\delta$ and Dudley's integral runs to half of that. (Wainwright 2019, (5.48) and
+    Cor. 13.7 route; BLM 2013, Cor. 13.2.) -/)
   (proof := /-- For $h \in B_n(\delta)$ and $v = n^{-1/2}\mathrm{ev}(h)$: $Z_h(w) = Y_v(w)$ with $Y$
     the process of \cref{lem:scaled-inner-isSubgaussianProcess} ($n^{-1} = n^{-1/2}n^{-1/2}$,
     \texttt{inner\_smul\_right}, \texttt{Real.sqrt\_mul\_self}), and $\|v\| = \|h\|_n \le \delta$.
@@ -422,7 +446,8 @@ theorem scaled_inner_isSubgaussianProcess (n : ℕ) :
     inequality); paths are continuous. Apply \cref{thm:dudley-entropy-bound-abs} with $T =
     V(\delta)$, $t_0 = 0$, $D = 2\delta$, $\sigma = n^{-1/2}$ (restricting the process of
     \cref{lem:scaled-inner-isSubgaussianProcess} from \texttt{Set.univ} to $V(\delta)$); continuity
-    on $V(\delta)$ from \texttt{Continuous.continuousOn}. Finally $24 n^{-1/2} = 24/\sqrt n$
+    on $V(\delta)$ from \texttt{Continuous.continuousOn}. Its integral is $J(V(\delta), 2\delta/2) =
+    J(V(\delta), \delta)$ (\texttt{mul\_div\_cancel\_left₀}). Finally $24 n^{-1/2} = 24/\sqrt n$
     (\texttt{NNReal.coe\_inv}, \texttt{div\_eq\_mul\_inv}). -/)
   (title := "Localized complexity via Dudley")
   (latexEnv := "theorem")]
@@ -430,7 +455,7 @@ theorem localGaussComplexity_le_dudley {α : Type*} {n : ℕ} {x : Fin n → α}
     (hH : IsStarShaped H) {δ : ℝ} (hδ : 0 < δ) (hn : 0 < n) :
     localGaussComplexity x H δ ≤
       ENNReal.ofReal (24 / Real.sqrt n) *
-        dudleyIntegral ((fun h ↦ (Real.sqrt n)⁻¹ • evalVec x h) '' localBall x H δ) (2 * δ) := by
+        dudleyIntegral ((fun h ↦ (Real.sqrt n)⁻¹ • evalVec x h) '' localBall x H δ) δ := by
   sorry_using [scaled_inner_isSubgaussianProcess, dudley_entropy_bound_abs]
 
 @[blueprint "def:linearClass"
@@ -501,10 +526,13 @@ theorem scaled_localBall_linearClass_eq {n d : ℕ} (x : Fin n → EuclideanSpac
   sorry_using []
 
 @[blueprint "lem:dudleyIntegral-linear-le"
-  (statement := /-- For a design of rank $r$, $n \ge 1$ and $\delta > 0$: $J(V(\delta), 2\delta) \le
+  (statement := /-- For a design of rank $r$, $n \ge 1$ and $\delta > 0$: $J(V(\delta), \delta) \le
     4\delta\sqrt r$ where $V(\delta) = \{n^{-1/2}\mathrm{ev}(h) : h \in B_n(\delta;\mathcal
     F_{\mathrm{lin}})\}$ (\cref{def:designRank}). (Wainwright 2019, Example 13.8.) -/)
-  (proof := /-- Rewrite $V(\delta)$ with \cref{lem:scaled-localBall-linearClass-eq} and apply
+  (proof := /-- $J(V(\delta), \delta) \le J(V(\delta), 2\delta)$: the integrand is the same and
+    $(0, \delta] \subseteq (0, 2\delta]$ (\texttt{MeasureTheory.lintegral\_mono\_set},
+    \texttt{Set.Ioc\_subset\_Ioc\_right}, $\delta \le 2\delta$ by \texttt{linarith}). Rewrite
+    $V(\delta)$ with \cref{lem:scaled-localBall-linearClass-eq} and apply
     \cref{lem:dudleyIntegral-submodule-ball-le} to $W = \mathrm{range}(X)$, which is
     finite-dimensional (the instance for submodules of finite-dimensional spaces) of dimension $r$
     by definition. -/)
@@ -513,7 +541,7 @@ theorem scaled_localBall_linearClass_eq {n d : ℕ} (x : Fin n → EuclideanSpac
 theorem dudleyIntegral_linear_le {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (Fin d)) {δ : ℝ}
     (hδ : 0 < δ) (hn : 0 < n) :
     dudleyIntegral ((fun h ↦ (Real.sqrt n)⁻¹ • evalVec x h) '' localBall x (linearClass d) δ)
-        (2 * δ) ≤
+        δ ≤
       ENNReal.ofReal (4 * δ * Real.sqrt (designRank x)) := by
   sorry_using [scaled_localBall_linearClass_eq, dudleyIntegral_submodule_ball_le]
 
@@ -523,7 +551,7 @@ theorem dudleyIntegral_linear_le {n d : ℕ} (x : Fin n → EuclideanSpace ℝ (
     with explicit constant.) -/)
   (proof := /-- $\mathcal F_{\mathrm{lin}}$ is star-shaped by
     \cref{lem:linearClass-shifted-eq-and-isStarShaped}, so \cref{thm:localGaussComplexity-le-dudley}
-    gives $\mathcal G_n(\delta) \le \frac{24}{\sqrt n}J(V(\delta), 2\delta)$, and
+    gives $\mathcal G_n(\delta) \le \frac{24}{\sqrt n}J(V(\delta), \delta)$, and
     \cref{lem:dudleyIntegral-linear-le} bounds $J$ by $4\delta\sqrt r$. Combine
     (\texttt{ENNReal.ofReal\_mul}, \texttt{Real.sqrt\_div'}, \texttt{mul\_le\_mul\_left'}):
     $\frac{24}{\sqrt n}4\delta\sqrt r = 96\delta\sqrt{r/n}$. -/)
@@ -554,16 +582,18 @@ theorem satisfiesCriticalIneq_linear {n d : ℕ} (x : Fin n → EuclideanSpace �
 @[blueprint "thm:linear-regression-rate"
   (statement := /-- \textbf{Least squares for linear regression.} Let $M$ be a regression model with
     design in $\mathbb R^d$ of rank $r$, class $\mathcal F = \mathcal F_{\mathrm{lin}}$ and a
-    least-squares estimator $\hat f$. Then $\gamma_n^*\big(\|\hat f - f^*\|_n^2 \le 16\cdot
-    192^2\,\sigma^2 r/n\big) \ge 1 - e^{-192^2 r/2}$. (Wainwright 2019, Example 13.8: the $\sigma^2
-    r/n$ rate.) -/)
-  (proof := /-- If $r = 0$ the right-hand side is $1 - e^{0} = 0$ (\texttt{tsub\_self},
-    \texttt{Real.exp\_zero}, \texttt{ENNReal.ofReal\_one}) and there is nothing to prove. If $r \ge
-    1$: by \cref{lem:linearClass-shifted-eq-and-isStarShaped} (with $f^* \in \mathcal F$) the
-    shifted class is $\mathcal F_{\mathrm{lin}}$, which is star-shaped; by
-    \cref{lem:satisfiesCriticalIneq-linear}, $\delta^* = 192\sigma\sqrt{r/n}$ satisfies the critical
-    inequality. Apply \cref{thm:master-error-bound} with $t = \delta = \delta^*$: $16t\delta =
-    16\cdot 192^2\sigma^2 r/n$ and $nt\delta/(2\sigma^2) = 192^2 r/2$ (\texttt{Real.sq\_sqrt},
+    least-squares estimator $\hat f$. Then $\gamma_n\big(\|\hat f - f^*\|_n^2 > 16\cdot
+    192^2\,\sigma^2 r/n\big) \le e^{-192^2 r/2}$ (outer measure). (Wainwright 2019, Example 13.8:
+    the $\sigma^2 r/n$ rate.) -/)
+  (proof := /-- If $r = 0$ the right-hand side is $e^{0} = 1$ (\texttt{Real.exp\_zero},
+    \texttt{ENNReal.ofReal\_one}) and every set has outer measure at most $1$ under a probability
+    measure (\texttt{MeasureTheory.prob\_le\_one}). If $r \ge 1$: by
+    \cref{lem:linearClass-shifted-eq-and-isStarShaped} (with $f^* \in \mathcal F$) the shifted class
+    is $\mathcal F_{\mathrm{lin}}$, which is star-shaped; by
+    \cref{lem:satisfiesCriticalIneq-linear}, $\delta^* = 192\sigma\sqrt{r/n}$ satisfies the
+    critical inequality. Apply \cref{thm:master-error-bound} with $t = \delta = \delta^*$:
+    $16t\delta = 16\cdot 192^2\sigma^2 r/n$ and $nt\delta/(2\sigma^2) = 192^2 r/2$
+    (\texttt{Real.sq\_sqrt},
     \texttt{field\_simp}; $n > 0$ from field \texttt{n\_pos}). -/)
   (title := "Linear regression rate")
   (latexEnv := "theorem")]
@@ -571,11 +601,31 @@ theorem linear_regression_rate {n d : ℕ} (M : RegressionModel (EuclideanSpace 
     (hF : M.F = linearClass d)
     {fhat : EuclideanSpace ℝ (Fin n) → EuclideanSpace ℝ (Fin d) → ℝ}
     (hfhat : IsLeastSquares M fhat) :
+    stdGaussian (EuclideanSpace ℝ (Fin n))
+        {w | 16 * 192 ^ 2 * M.σ ^ 2 * (designRank M.x : ℝ) / n <
+          empNorm M.x (fhat w - M.fStar) ^ 2} ≤
+      ENNReal.ofReal (Real.exp (-(192 ^ 2 * (designRank M.x : ℝ) / 2))) := by
+  sorry_using [master_error_bound, linearClass_shifted_eq_and_isStarShaped,
+    satisfiesCriticalIneq_linear]
+
+@[blueprint "cor:linear-regression-rate-good-event"
+  (statement := /-- Under the hypotheses of \cref{thm:linear-regression-rate},
+    $\gamma_n^*\big(\|\hat f - f^*\|_n^2 \le 16\cdot 192^2\,\sigma^2 r/n\big) \ge 1 -
+    e^{-192^2 r/2}$ (outer measure; weaker than the theorem for non-measurable events). -/)
+  (proof := /-- As in \cref{cor:master-error-bound-good-event}: the good and bad events cover the
+    space (\texttt{Set.ext}, \texttt{not\_lt}), so \texttt{MeasureTheory.measure\_univ},
+    \texttt{MeasureTheory.measure\_union\_le} and \texttt{tsub\_le\_iff\_right} turn the bound of
+    \cref{thm:linear-regression-rate} on the bad event into this one. -/)
+  (title := "Linear regression rate, good-event form")
+  (latexEnv := "corollary")]
+theorem linear_regression_rate_good_event {n d : ℕ}
+    (M : RegressionModel (EuclideanSpace ℝ (Fin d)) n) (hF : M.F = linearClass d)
+    {fhat : EuclideanSpace ℝ (Fin n) → EuclideanSpace ℝ (Fin d) → ℝ}
+    (hfhat : IsLeastSquares M fhat) :
     1 - ENNReal.ofReal (Real.exp (-(192 ^ 2 * (designRank M.x : ℝ) / 2))) ≤
       stdGaussian (EuclideanSpace ℝ (Fin n))
         {w | empNorm M.x (fhat w - M.fStar) ^ 2 ≤
           16 * 192 ^ 2 * M.σ ^ 2 * (designRank M.x : ℝ) / n} := by
-  sorry_using [master_error_bound, linearClass_shifted_eq_and_isStarShaped,
-    satisfiesCriticalIneq_linear]
+  sorry_using [linear_regression_rate]
 
 end SLT

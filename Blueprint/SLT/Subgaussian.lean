@@ -129,7 +129,7 @@ theorem exp_mul_sup_le_sum_exp {ι : Type*} (s : Finset ι) (hs : s.Nonempty) (x
     $0$. Otherwise $N \ge 2$, $c > 0$; fix $\lambda > 0$. By Jensen
     (\texttt{ConvexOn.map\_integral\_le} with \texttt{convexOn\_exp}), $e^{\lambda \mathbb E \max
     X_i} \le \mathbb E e^{\lambda\max X_i}$; by \cref{lem:exp-mul-sup-le-sum-exp} and
-    \texttt{integral\_finset\_sum} this is at most $\sum_i \mathrm{mgf}(X_i)(\lambda) \le N
+    \texttt{integral\_finsetSum} this is at most $\sum_i \mathrm{mgf}(X_i)(\lambda) \le N
     e^{c\lambda^2/2}$. Taking logarithms (\texttt{Real.log\_le\_log}, \texttt{Real.log\_exp}),
     $\mathbb E\max X_i \le \log N/\lambda + c\lambda/2$; choose $\lambda = \sqrt{2\log N/c}$. -/)
   (title := "Maximal inequality for finitely many sub-Gaussian variables")
