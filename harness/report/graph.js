@@ -1,5 +1,6 @@
-/* The blueprint graph component: pan/zoom, search, filters, side panel (harness/report/graph.py).
-   The SVG is drawn by Python; this script only shows, hides and highlights its elements. */
+/* The blueprint graph component: pan/zoom, fit, search, filters, focus, statistics, side panel
+   (harness/report/graph.py). The SVG is drawn by Python; this script only moves the view and
+   shows, hides and highlights its elements. */
 (function () {
   'use strict';
   const root = document.getElementById('hg');
@@ -7,58 +8,97 @@
   const DATA = JSON.parse(document.getElementById('graph-data').textContent);
   const COLOURS = DATA.colours;  // one table, in graph.py
   const svg = root.querySelector('svg');
+  const viewport = svg.querySelector('#viewport') || svg;
   const box = root.querySelector('#graph');
+  const $ = sel => root.querySelector(sel);
   const byKey = new Map(DATA.nodes.map(n => [n.key, n]));
+  const byLabel = new Map(DATA.nodes.filter(n => n.label).map(n => [n.label, n.key]));
   const elOf = new Map();
-  root.querySelectorAll('.node').forEach(g => elOf.set(g.dataset.key, g));
+  root.querySelectorAll('.node').forEach(g => {
+    elOf.set(g.dataset.key, g);
+    const shape = g.querySelector('rect, ellipse');  // its colour, for the dots drawn far out
+    if (shape) shape.style.color = shape.getAttribute('fill');
+  });
   const edges = Array.from(root.querySelectorAll('.edge'));
   const preds = new Map(), succs = new Map();
   DATA.nodes.forEach(n => { preds.set(n.key, []); succs.set(n.key, []); });
-  DATA.edges.forEach(e => { succs.get(e.source).push(e.target); preds.get(e.target).push(e.source); });
+  DATA.edges.forEach(e => {
+    if (succs.has(e.source) && preds.has(e.target)) {
+      succs.get(e.source).push(e.target); preds.get(e.target).push(e.source);
+    }
+  });
   const hay = new Map(DATA.nodes.map(n => [n.key, [n.key, n.label, n.name, ...(n.names || []),
     n.title, n.statement, n.module].filter(Boolean).join(' ').toLowerCase()]));
   let selected = null;
+  const HELP = root.querySelector('#detail').innerHTML;
 
   // ---- pan and zoom ---------------------------------------------------------------------------
-  const W = DATA.layout.width, H = DATA.layout.height;
-  // the SVG keeps its own size; pan/zoom is a CSS transform of the whole element, which the
-  // compositor applies to already-painted tiles (fast at thousands of nodes); once the view
-  // rests, the layer is re-rasterised at the new scale so text is crisp again
+  // The SVG fills its box and the view is the transform of its #viewport group: the browser
+  // draws only what is on screen, at any scale. (A CSS transform of a full-size SVG asks for a
+  // layer as large as the layout -- 2 million pixels wide on a real project -- which Chromium
+  // does not paint: "fit" showed a blank page.)
+  svg.removeAttribute('viewBox');
+  svg.setAttribute('width', '100%');
+  svg.setAttribute('height', '100%');
   let view = {x: 0, y: 0, k: 1};
-  let crisp = null;
+  let frame = 0;
   function apply() {
-    svg.style.transform = `translate(${view.x}px,${view.y}px) scale(${view.k})`;
-    root.classList.toggle('lod-low', view.k < 0.3);  // labels unreadable anyway: not painted
-    svg.style.willChange = 'transform';
-    clearTimeout(crisp);
-    crisp = setTimeout(() => { svg.style.willChange = 'auto'; }, 250);
+    if (frame) return;
+    frame = requestAnimationFrame(() => { frame = 0; paint(); });
   }
-  function fit() {
-    const r = box.getBoundingClientRect();
-    const k = Math.min(r.width / W, r.height / H, 1.5) || 1;
-    view = {k, x: (r.width - W * k) / 2, y: Math.max(0, (r.height - H * k) / 2)};
-    apply();
+  function paint() {
+    viewport.setAttribute('transform', `translate(${view.x},${view.y}) scale(${view.k})`);
+    root.classList.toggle('lod-low', view.k < 0.3);   // labels unreadable anyway: not painted
+    root.classList.toggle('lod-dots', view.k < 0.12); // nodes drawn as dots of a fixed size
   }
-  function initialView() {  // whole graph when labels stay readable, else its top
-    const r = box.getBoundingClientRect();
-    if (Math.min(r.width / W, r.height / H) >= MIN_READABLE) return fit();
-    const k = MIN_READABLE;
-    // centred on the first screenful of the top module (its left end when it is wider)
-    let x = 0;
-    if (DATA.nodes.length) {
-      const first = DATA.nodes.reduce((a, n) => (n.y < a.y ? n : a));
-      const top = DATA.nodes.filter(n => n === first ||
-        (n.y * k < r.height && n.module === first.module));
-      const x0 = Math.min(...top.map(n => n.x - n.w / 2));
-      const x1 = Math.max(...top.map(n => n.x + n.w / 2));
-      x = (x1 - x0) * k <= r.width ? (r.width - (x0 + x1) * k) / 2 : 12 - x0 * k;
+  const PAD = 24;
+  function bounds(keys) {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const key of keys) {
+      const n = byKey.get(key);
+      if (!n) continue;
+      x0 = Math.min(x0, n.x - n.w / 2); x1 = Math.max(x1, n.x + n.w / 2);
+      y0 = Math.min(y0, n.y - n.h / 2); y1 = Math.max(y1, n.y + n.h / 2);
     }
-    view = {k, x, y: 0};
-    apply();
+    return x0 === Infinity ? null : {x0, y0, x1, y1};
+  }
+  function fitTo(b, maxK) {
+    const r = box.getBoundingClientRect();
+    const w = Math.max(b.x1 - b.x0, 1), h = Math.max(b.y1 - b.y0, 1);
+    const k = Math.min((r.width - 2 * PAD) / w, (r.height - 2 * PAD) / h, maxK || 1.5) || 1;
+    view = {k, x: (r.width - (b.x0 + b.x1) * k) / 2, y: (r.height - (b.y0 + b.y1) * k) / 2};
+    paint();
+  }
+  function fit() {  // what is shown now, else everything
+    const b = bounds(visibleSet()) ||
+      {x0: 0, y0: 0, x1: DATA.layout.width, y1: DATA.layout.height};
+    fitTo(b);
   }
   const MIN_READABLE = 0.7;
+  function initialView() {  // whole graph when labels stay readable, else its top
+    const r = box.getBoundingClientRect();
+    const all = bounds(byKey.keys());
+    if (!all) return;
+    const k0 = Math.min((r.width - 2 * PAD) / (all.x1 - all.x0),
+                        (r.height - 2 * PAD) / (all.y1 - all.y0));
+    if (k0 >= MIN_READABLE) return fitTo(all);
+    const k = MIN_READABLE;
+    // the first screenful of the top module, centred, or from its left end when wider --
+    // with its cluster's frame, so nothing is cut on the left
+    const first = DATA.nodes.reduce((a, n) => (n.y < a.y ? n : a));
+    const top = DATA.nodes.filter(n => n === first ||
+      ((n.y - first.y) * k < r.height - 2 * PAD && n.module === first.module));
+    const b = bounds(top.map(n => n.key));
+    const cl = (DATA.layout.clusters || {})[first.module];
+    if (cl) { b.x0 = Math.min(b.x0, cl[0]); b.x1 = Math.max(b.x1, cl[0] + cl[2]); }
+    const x = (b.x1 - b.x0) * k <= r.width - 2 * PAD ? (r.width - (b.x0 + b.x1) * k) / 2
+      : PAD - b.x0 * k;
+    const y = PAD - Math.min(b.y0, cl ? cl[1] : b.y0) * k;
+    view = {k, x, y};
+    paint();
+  }
   function zoomAt(px, py, f) {
-    const k = Math.min(8, Math.max(0.01, view.k * f));
+    const k = Math.min(8, Math.max(0.0005, view.k * f));
     view.x = px - (px - view.x) * (k / view.k); view.y = py - (py - view.y) * (k / view.k);
     view.k = k; apply();
   }
@@ -66,7 +106,7 @@
     const n = byKey.get(key), r = box.getBoundingClientRect();
     if (!n) return;
     view.k = Math.max(view.k, 0.8);
-    view.x = r.width / 2 - n.x * view.k; view.y = r.height / 2 - n.y * view.k; apply();
+    view.x = r.width / 2 - n.x * view.k; view.y = r.height / 2 - n.y * view.k; paint();
   }
   box.addEventListener('wheel', ev => {
     // inside a page that scrolls (the run report) a plain wheel scrolls the page, as users
@@ -91,40 +131,59 @@
     setTimeout(() => { drag = null; }, 0); box.classList.remove('panning');
   });
   const centre = () => { const r = box.getBoundingClientRect(); return [r.width / 2, r.height / 2]; };
-  root.querySelector('#zoom-in').addEventListener('click', () => zoomAt(...centre(), 1.4));
-  root.querySelector('#zoom-out').addEventListener('click', () => zoomAt(...centre(), 1 / 1.4));
-  root.querySelector('#fit').addEventListener('click', fit);
+  $('#zoom-in').addEventListener('click', () => zoomAt(...centre(), 1.4));
+  $('#zoom-out').addEventListener('click', () => zoomAt(...centre(), 1 / 1.4));
+  $('#fit').addEventListener('click', fit);
 
-  // ---- filters ------------------------------------------------------------------------------
-  const search = root.querySelector('#search');
-  const hideImported = root.querySelector('#hide-imported');
-  const scope = root.querySelector('#scope');
-  const moduleSel = root.querySelector('#module');
+  // ---- filters and focus --------------------------------------------------------------------
+  const search = $('#search');
+  const hideImported = $('#hide-imported');
+  const showDecls = $('#show-decls');
+  const scope = $('#scope');
+  const depthSel = $('#depth');
+  const moduleSel = $('#module');
   const statusBoxes = Array.from(root.querySelectorAll('.status-filter'));
 
-  function closure(start, next) {
-    const seen = new Set([start]), stack = [start];
-    while (stack.length) for (const m of next.get(stack.pop()) || []) {
-      if (!seen.has(m)) { seen.add(m); stack.push(m); }
+  function within(start, next, depth) {  // breadth first, `depth` steps (Infinity: all)
+    const seen = new Set([start]);
+    let layer = [start];
+    for (let d = 0; d < depth && layer.length; d++) {
+      const nxt = [];
+      for (const k of layer) for (const m of next.get(k) || []) {
+        if (!seen.has(m)) { seen.add(m); nxt.push(m); }
+      }
+      layer = nxt;
     }
     return seen;
   }
+  function depth() { return depthSel.value === 'all' ? Infinity : Number(depthSel.value); }
+  function focusSet() {
+    if (!selected || scope.value === 'all') return null;
+    const d = depth();
+    if (scope.value === 'ancestors') return within(selected, preds, d);
+    if (scope.value === 'descendants') return within(selected, succs, d);
+    const up = within(selected, preds, d);
+    for (const k of within(selected, succs, d)) up.add(k);
+    return up;
+  }
   function visibleSet() {
     const states = new Set(statusBoxes.filter(b => b.checked).map(b => b.value));
-    let within = null;
-    if (selected && scope.value !== 'all') {
-      within = closure(selected, scope.value === 'ancestors' ? preds : succs);
-    }
+    const focus = focusSet();
     const vis = new Set();
     for (const n of DATA.nodes) {
+      if (focus) {  // focus shows the whole neighbourhood, whatever the other filters say
+        if (focus.has(n.key)) vis.add(n.key);
+        continue;
+      }
       if (!states.has(n.state)) continue;
       if (hideImported.checked && n.external) continue;
+      if (showDecls && !showDecls.checked && isDecl(n)) continue;
       if (moduleSel.value && n.module !== moduleSel.value) continue;
-      if (within && !within.has(n.key)) continue;
       vis.add(n.key);
     }
     return vis;
   }
+  function isDecl(n) { return n.is_node === false && !n.informal; }
   function refresh() {
     const vis = visibleSet();
     const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
@@ -146,58 +205,232 @@
     }
     const liveModules = new Set(DATA.nodes.filter(n => vis.has(n.key)).map(n => n.module));
     root.querySelectorAll('.cluster').forEach(c => c.classList.toggle('hidden', !liveModules.has(c.dataset.module)));
-    root.querySelector('#visible-count').textContent = `${vis.size} / ${DATA.nodes.length} shown`;
-    const res = root.querySelector('#results');
+    $('#visible-count').textContent = `${vis.size} / ${DATA.nodes.length} shown`;
+    const res = $('#results');
     res.textContent = '';
     if (words.length) {
       const head = document.createElement('div');
       head.className = 'muted';
       head.textContent = `${matches.length} match${matches.length === 1 ? '' : 'es'}`;
       res.appendChild(head);
-      for (const key of matches.slice(0, 50)) {
-        const a = document.createElement('a');
-        a.textContent = key; a.dataset.key = key;
-        a.addEventListener('click', () => { select(key); centreOn(key); });
-        res.appendChild(a);
-      }
+      for (const key of matches.slice(0, 50)) res.appendChild(nodeLink(key));
     }
     return matches;
   }
-  [hideImported, scope, moduleSel, ...statusBoxes].forEach(el => el.addEventListener('change', refresh));
+  function refit() { refresh(); fit(); }
+  [hideImported, showDecls, ...statusBoxes].filter(Boolean).forEach(el => el.addEventListener('change', refresh));
+  moduleSel.addEventListener('change', refit);
+  [scope, depthSel].forEach(el => el.addEventListener('change', () => { writeHash(); refit(); }));
   search.addEventListener('input', refresh);
   search.addEventListener('keydown', ev => {
     if (ev.key === 'Enter') { const m = refresh(); if (m.length) { select(m[0]); centreOn(m[0]); } }
   });
 
+  // ---- the URL: #node=KEY&depth=2[&dir=ancestors|descendants] -------------------------------
+  function writeHash() {
+    if (!selected) return;
+    let h = 'node=' + encodeURIComponent(selected);
+    if (scope.value !== 'all') {
+      h += '&depth=' + depthSel.value;
+      if (scope.value !== 'both') h += '&dir=' + scope.value;
+    }
+    if (location.hash.slice(1) !== h) history.replaceState(null, '', '#' + h);
+  }
+  function readHash() {  // true when the URL named a node of this graph
+    const p = new URLSearchParams(location.hash.slice(1));
+    const key = p.get('node');
+    if (!key || !byKey.has(key)) return false;
+    const d = p.get('depth');
+    if (d === null) scope.value = 'all';
+    else {
+      scope.value = ['ancestors', 'descendants'].includes(p.get('dir')) ? p.get('dir') : 'both';
+      const opt = Array.from(depthSel.options).find(o => o.value === d);
+      if (!opt) {  // a depth the menu does not list: add it
+        depthSel.appendChild(Object.assign(document.createElement('option'), {value: d, textContent: d}));
+      }
+      depthSel.value = d;
+    }
+    select(key, {hash: false});
+    if (scope.value === 'all') centreOn(key); else fit();
+    return true;
+  }
+  window.addEventListener('hashchange', readHash);
+  function focus(key, d, dir) {
+    depthSel.value = String(d);
+    scope.value = dir || 'both';
+    select(key);
+    fit();
+  }
+
   // ---- side panel ---------------------------------------------------------------------------
   function esc(s) { const d = document.createElement('div'); d.textContent = s == null ? '' : String(s); return d.innerHTML; }
-  function section(title, body, pre) {
-    return body ? `<h5>${title}</h5>` + (pre ? `<pre>${esc(body)}</pre>` : `<p>${esc(body)}</p>`) : '';
+  const MATH = /(\$\$[\s\S]+?\$\$|\\\[[\s\S]+?\\\]|\\\([\s\S]+?\\\)|\$[^$\n]+?\$)/;
+  const REF = /\\(?:c|C)?ref\{([^}]*)\}/g;
+  function mathText(text) {
+    // statement / proof text: paragraphs, $…$, $$…$$, \(…\), \[…\] typeset by KaTeX (vendored,
+    // unpacked after load: until then, and where KaTeX fails, the source is shown)
+    const out = document.createElement('div');
+    out.className = 'math-text';
+    for (const para of String(text).split(/\n\s*\n/)) {
+      const p = document.createElement('p');
+      para.split(MATH).forEach((part, i) => {
+        if (!part) return;
+        if (i % 2 === 0) { proseInto(p, part); return; }
+        const display = part.startsWith('$$') || part.startsWith('\\[');
+        const tex = display || part.startsWith('\\(') ? part.slice(2, -2) : part.slice(1, -1);
+        const span = document.createElement('span');
+        span.className = 'tex';
+        if (window.katex) {
+          try {
+            window.katex.render(tex, span, {throwOnError: false, displayMode: display});
+          } catch (err) { span.textContent = part; }
+        } else span.textContent = part;
+        p.appendChild(span);
+      });
+      out.appendChild(p);
+    }
+    return out;
   }
-  function select(key) {
+  function proseInto(p, text) {  // \ref{label} / \cref{label} as a link to that node
+    let last = 0;
+    for (const m of text.matchAll(REF)) {
+      p.appendChild(document.createTextNode(text.slice(last, m.index)));
+      const labels = m[1].split(',').map(s => s.trim()).filter(Boolean);
+      labels.forEach((lab, i) => {
+        if (i) p.appendChild(document.createTextNode(', '));
+        const key = byLabel.get(lab) || (byKey.has(lab) ? lab : null);
+        p.appendChild(key ? nodeLink(key, lab) : document.createTextNode(lab));
+      });
+      last = m.index + m[0].length;
+    }
+    p.appendChild(document.createTextNode(text.slice(last)));
+  }
+  function nodeLink(key, text) {
+    const a = document.createElement('a');
+    a.className = 'node-link';
+    a.textContent = text || key; a.dataset.key = key;
+    a.addEventListener('click', () => { select(key); centreOn(key); });
+    return a;
+  }
+  function h5(title) { const h = document.createElement('h5'); h.textContent = title; return h; }
+  function pre(text, cls) {
+    const p = document.createElement('pre'); p.textContent = text; if (cls) p.className = cls; return p;
+  }
+  function links(keys) {
+    const span = document.createElement('span');
+    if (!keys.length) span.textContent = '-';
+    keys.forEach((k, i) => {
+      if (i) span.appendChild(document.createTextNode(', '));
+      span.appendChild(byKey.has(k) ? nodeLink(k) : document.createTextNode(k));
+    });
+    return span;
+  }
+  function select(key, opts) {
+    if (!byKey.has(key)) return;
     selected = key;
     const n = byKey.get(key);
-    const where = n.external ? (n.file || 'imported') : (n.module || '');
-    const run = n.run ? `<h5>Run</h5><p>status <b>${esc(n.run.status)}</b>, ${esc(n.run.attempts)} attempt(s)` +
-      (n.run.reason ? `<br>${esc(n.run.reason)}` : '') + '</p>' +
-      section('Last gate message', n.run.message, true) : '';
-    root.querySelector('#detail').innerHTML =
-      `<h4>${esc(n.key)}</h4><p><span class="badge" style="background:${COLOURS[n.state] || '#999'}">` +
+    const detail = $('#detail');
+    detail.textContent = '';
+    const where = n.external ? (n.file || 'imported') : (n.file || n.module || '');
+    const head = document.createElement('div');
+    head.innerHTML = `<h4>${esc(n.key)}</h4><p><span class="badge" style="background:${COLOURS[n.state] || '#999'}">` +
       `${esc(n.state)}</span> ${esc(n.kind)} <b>${esc(n.name || '')}</b><br>` +
-      `<span class="muted">${esc(where)}${n.line ? ', line ' + n.line : ''}${n.external ? ' (imported)' : ''}</span></p>` +
-      (n.title ? `<p><i>${esc(n.title)}</i></p>` : '') +
-      section('Statement', n.statement, true) + section('Proof', n.proof, true) +
-      section('Lean signature', n.signature, true) + run +
-      `<h5>Uses</h5><p>statement: ${esc((n.statement_deps || []).join(', ') || '-')}<br>` +
-      `proof: ${esc((n.proof_deps || []).join(', ') || '-')}</p>` +
-      `<p class="muted">used by: ${esc((succs.get(key) || []).join(', ') || '-')}</p>`;
+      `<span class="muted">${esc(n.module || '')}${n.module && where !== n.module ? ' · ' + esc(where) : ''}` +
+      `${n.line ? ', line ' + n.line : ''}${n.external ? ' (imported)' : ''}</span></p>` +
+      (n.title ? `<p><i>${esc(n.title)}</i></p>` : '');
+    detail.appendChild(head);
+    const fb = document.createElement('p');
+    fb.className = 'focus-buttons';
+    fb.appendChild(document.createTextNode('focus: '));
+    for (const d of ['1', '2', '3', 'all']) {
+      const b = document.createElement('button');
+      b.textContent = d === 'all' ? 'all' : `depth ${d}`;
+      b.dataset.depth = d;
+      b.addEventListener('click', () => focus(key, d, scope.value === 'all' ? 'both' : scope.value));
+      fb.appendChild(b);
+    }
+    detail.appendChild(fb);
+    if (n.statement) { detail.appendChild(h5('Statement')); detail.appendChild(mathText(n.statement)); }
+    if (n.proof) { detail.appendChild(h5('Proof')); detail.appendChild(mathText(n.proof)); }
+    if (n.signature || n.name) {
+      detail.appendChild(h5('Lean signature'));
+      detail.appendChild(pre(n.signature || `${n.kind} ${n.name}`, 'lean'));
+    }
+    if (n.run) {
+      detail.appendChild(h5('Run'));
+      const p = document.createElement('p');
+      p.innerHTML = `status <b>${esc(n.run.status)}</b>, ${esc(n.run.attempts)} attempt(s)` +
+        (n.run.reason ? `<br>${esc(n.run.reason)}` : '');
+      detail.appendChild(p);
+      if (n.run.message) { detail.appendChild(h5('Last gate message')); detail.appendChild(pre(n.run.message)); }
+    }
+    detail.appendChild(h5('Uses'));
+    const uses = document.createElement('p');
+    uses.append('statement: ', links(n.statement_deps || []), document.createElement('br'),
+      'proof: ', links(n.proof_deps || []));
+    detail.appendChild(uses);
+    const usedBy = document.createElement('p');
+    usedBy.className = 'muted';
+    usedBy.append('used by: ', links(succs.get(key) || []));
+    detail.appendChild(usedBy);
+    if (!opts || opts.hash !== false) writeHash();
     refresh();
+    if (scope.value !== 'all' && (!opts || opts.fit !== false)) fit();
   }
   for (const [key, g] of elOf) {
     g.addEventListener('click', ev => { if (drag && drag.moved) return; ev.stopPropagation(); select(key); });
   }
-  window.harnessGraph = {select, refresh, fit, view: () => ({...view}), visible: () => Array.from(visibleSet())};
-  initialView();
+
+  // ---- statistics ---------------------------------------------------------------------------
+  const STAT_STATES = ['proved', 'ready', 'waiting', 'blocked'];
+  function statistics() {  // blueprint nodes of this project (not imported), per module
+    const per = new Map(), total = {module: 'total', n: 0};
+    for (const n of DATA.nodes) {
+      if (n.external || isDecl(n)) continue;
+      const m = n.module || '(no module)';
+      if (!per.has(m)) per.set(m, {module: m, n: 0});
+      for (const row of [per.get(m), total]) {
+        row.n += 1;
+        const s = STAT_STATES.includes(n.state) ? n.state : 'other';
+        row[s] = (row[s] || 0) + 1;
+      }
+    }
+    return {rows: Array.from(per.values()).sort((a, b) => a.module.localeCompare(b.module)), total};
+  }
+  function showStats() {
+    const {rows, total} = statistics();
+    const cols = [...STAT_STATES, ...(total.other ? ['other'] : [])];
+    const cell = (r, c) => `<td class="num">${r[c] || 0}</td>`;
+    const line = (r, tag) => `<tr${tag ? ' class="total"' : ''}><td>${r.module === 'total' ? '<b>total</b>'
+      : `<a class="module-link" data-module="${esc(r.module)}">${esc(r.module)}</a>`}</td>` +
+      cols.map(c => cell(r, c)).join('') + `<td class="num">${r.n}</td>` +
+      `<td><span class="bar"><span style="width:${r.n ? Math.round(100 * (r.proved || 0) / r.n) : 0}%"></span></span></td></tr>`;
+    const head = '<tr><th>module</th>' + cols.map(c =>
+      `<th><span class="badge" style="background:${COLOURS[c] || '#999'}">${c}</span></th>`).join('') +
+      '<th>nodes</th><th>proved</th></tr>';
+    const detail = $('#detail');
+    detail.innerHTML = HELP + `<h4>Statistics</h4><p class="muted">blueprint nodes of this project ` +
+      `(imported nodes and ordinary declarations not counted); click a module to show it</p>` +
+      `<table class="stats"><thead>${head}</thead><tbody>${line(total, true)}` +
+      rows.map(r => line(r)).join('') + '</tbody></table>';
+    detail.querySelectorAll('.module-link').forEach(a => a.addEventListener('click', () => {
+      moduleSel.value = a.dataset.module; scope.value = 'all'; refit();
+    }));
+  }
+  $('#stats').addEventListener('click', showStats);
+
+  window.harnessGraph = {select, refresh, fit, focus, statistics, showStats,
+    view: () => ({...view}), visible: () => Array.from(visibleSet()),
+    selected: () => selected};
+  const opened = readHash();
+  if (!opened) { initialView(); showStats(); }
   refresh();
+  const vendor = window.harnessVendor && window.harnessVendor.katex;
+  if (vendor) {
+    vendor.then(() => {  // KaTeX unpacked: typeset the panel already shown
+      if (selected) select(selected, {hash: false, fit: false});
+      root.dataset.math = 'ready';
+    }, err => { root.dataset.math = 'failed: ' + err.message; });
+  }
   root.dataset.ready = 'true';
 })();
