@@ -52,13 +52,15 @@
     root.classList.toggle('lod-dots', view.k < 0.12); // nodes drawn as dots of a fixed size
   }
   const PAD = 24;
+  const pos = new Map();  // where a node is drawn now: its layout place, or its place in focus
   function bounds(keys) {
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const key of keys) {
       const n = byKey.get(key);
       if (!n) continue;
-      x0 = Math.min(x0, n.x - n.w / 2); x1 = Math.max(x1, n.x + n.w / 2);
-      y0 = Math.min(y0, n.y - n.h / 2); y1 = Math.max(y1, n.y + n.h / 2);
+      const [x, y] = pos.get(key) || [n.x, n.y];
+      x0 = Math.min(x0, x - n.w / 2); x1 = Math.max(x1, x + n.w / 2);
+      y0 = Math.min(y0, y - n.h / 2); y1 = Math.max(y1, y + n.h / 2);
     }
     return x0 === Infinity ? null : {x0, y0, x1, y1};
   }
@@ -83,18 +85,21 @@
                         (r.height - 2 * PAD) / (all.y1 - all.y0));
     if (k0 >= MIN_READABLE) return fitTo(all);
     const k = MIN_READABLE;
-    // the first screenful of the top module, centred, or from its left end when wider --
-    // with its cluster's frame, so nothing is cut on the left
+    // the first screenful from the top, centred when it fits the width, else from its left
+    // end -- cluster frames included, so nothing in it is cut on the left
     const first = DATA.nodes.reduce((a, n) => (n.y < a.y ? n : a));
-    const top = DATA.nodes.filter(n => n === first ||
-      ((n.y - first.y) * k < r.height - 2 * PAD && n.module === first.module));
-    const b = bounds(top.map(n => n.key));
-    const cl = (DATA.layout.clusters || {})[first.module];
-    if (cl) { b.x0 = Math.min(b.x0, cl[0]); b.x1 = Math.max(b.x1, cl[0] + cl[2]); }
+    const band = DATA.nodes.filter(n => (n.y - first.y) * k < r.height - 2 * PAD);
+    const b = bounds(band.map(n => n.key));
+    for (const m of new Set(band.map(n => n.module))) {
+      const cl = (DATA.layout.clusters || {})[m];
+      if (cl && (cl[1] - first.y) * k < r.height) {
+        b.x0 = Math.min(b.x0, cl[0]); b.x1 = Math.max(b.x1, cl[0] + cl[2]);
+        b.y0 = Math.min(b.y0, cl[1]);
+      }
+    }
     const x = (b.x1 - b.x0) * k <= r.width - 2 * PAD ? (r.width - (b.x0 + b.x1) * k) / 2
       : PAD - b.x0 * k;
-    const y = PAD - Math.min(b.y0, cl ? cl[1] : b.y0) * k;
-    view = {k, x, y};
+    view = {k, x, y: PAD - b.y0 * k};
     paint();
   }
   function zoomAt(px, py, f) {
@@ -105,8 +110,9 @@
   function centreOn(key) {
     const n = byKey.get(key), r = box.getBoundingClientRect();
     if (!n) return;
+    const [x, y] = pos.get(key) || [n.x, n.y];
     view.k = Math.max(view.k, 0.8);
-    view.x = r.width / 2 - n.x * view.k; view.y = r.height / 2 - n.y * view.k; paint();
+    view.x = r.width / 2 - x * view.k; view.y = r.height / 2 - y * view.k; paint();
   }
   box.addEventListener('wheel', ev => {
     // inside a page that scrolls (the run report) a plain wheel scrolls the page, as users
@@ -184,7 +190,60 @@
     return vis;
   }
   function isDecl(n) { return n.is_node === false && !n.informal; }
+  // Focus draws the neighbourhood on its own, in layers (a node below everything it uses),
+  // each layer in its layout order: on a large graph the nodes of a focus lie far apart in the
+  // full layout and would be specks once fitted. Leaving focus puts everything back.
+  const FOCUS_LAYOUT_MAX = 400, GAP_X = 36, GAP_Y = 90;
+  function placeFocus(keys) {
+    pos.clear();
+    if (keys) {
+      const level = new Map();
+      const order = Array.from(keys).sort((a, b) => byKey.get(a).y - byKey.get(b).y);
+      const lv = k => {  // longest path from the focus's sources (acyclic: a DAG)
+        if (level.has(k)) return level.get(k);
+        level.set(k, 0);
+        let l = 0;
+        for (const u of preds.get(k) || []) if (keys.has(u)) l = Math.max(l, lv(u) + 1);
+        level.set(k, l);
+        return l;
+      };
+      order.forEach(lv);
+      const layers = [];
+      for (const k of order) (layers[level.get(k)] = layers[level.get(k)] || []).push(k);
+      layers.forEach((ks, i) => {
+        ks.sort((a, b) => byKey.get(a).x - byKey.get(b).x);
+        const width = ks.reduce((s, k) => s + byKey.get(k).w, 0) + GAP_X * (ks.length - 1);
+        let x = -width / 2;
+        for (const k of ks) {
+          const w = byKey.get(k).w;
+          pos.set(k, [x + w / 2, i * GAP_Y]);
+          x += w + GAP_X;
+        }
+      });
+    }
+    for (const [key, g] of elOf) {
+      const n = byKey.get(key), p = pos.get(key);
+      if (p) g.setAttribute('transform', `translate(${p[0] - n.x},${p[1] - n.y})`);
+      else g.removeAttribute('transform');
+    }
+    for (const e of edges) {
+      if (!e.dataset.d) e.dataset.d = e.getAttribute('d');
+      const s = pos.get(e.dataset.source), t = pos.get(e.dataset.target);
+      if (s && t) {
+        const hs = byKey.get(e.dataset.source).h / 2, ht = byKey.get(e.dataset.target).h / 2;
+        e.setAttribute('d', `M${s[0]},${s[1] + hs} C${s[0]},${s[1] + GAP_Y / 2} ` +
+          `${t[0]},${t[1] - GAP_Y / 2} ${t[0]},${t[1] - ht}`);
+      } else e.setAttribute('d', e.dataset.d);
+    }
+    root.classList.toggle('focused', pos.size > 0);
+  }
+  let placed = null;  // the focus set placed last (null: the full layout)
   function refresh() {
+    const focus = focusSet();
+    const wanted = focus && focus.size <= FOCUS_LAYOUT_MAX ? focus : null;
+    const same = wanted === placed || (wanted && placed && wanted.size === placed.size &&
+      Array.from(wanted).every(k => placed.has(k)));
+    if (!same) { placeFocus(wanted); placed = wanted; }
     const vis = visibleSet();
     const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
     const matches = [];
@@ -391,23 +450,24 @@
       if (!per.has(m)) per.set(m, {module: m, n: 0});
       for (const row of [per.get(m), total]) {
         row.n += 1;
-        const s = STAT_STATES.includes(n.state) ? n.state : 'other';
-        row[s] = (row[s] || 0) + 1;
+        row[n.state] = (row[n.state] || 0) + 1;
       }
     }
     return {rows: Array.from(per.values()).sort((a, b) => a.module.localeCompare(b.module)), total};
   }
   function showStats() {
     const {rows, total} = statistics();
-    const cols = [...STAT_STATES, ...(total.other ? ['other'] : [])];
+    const others = Object.keys(COLOURS).filter(s => !STAT_STATES.includes(s) && total[s]);
+    const cols = [...STAT_STATES, ...others];
     const cell = (r, c) => `<td class="num">${r[c] || 0}</td>`;
-    const line = (r, tag) => `<tr${tag ? ' class="total"' : ''}><td>${r.module === 'total' ? '<b>total</b>'
-      : `<a class="module-link" data-module="${esc(r.module)}">${esc(r.module)}</a>`}</td>` +
-      cols.map(c => cell(r, c)).join('') + `<td class="num">${r.n}</td>` +
-      `<td><span class="bar"><span style="width:${r.n ? Math.round(100 * (r.proved || 0) / r.n) : 0}%"></span></span></td></tr>`;
+    const line = (r, tag) => `<tr${tag ? ' class="total"' : ''}><td class="mod" title="${esc(r.module)}">` +
+      (r.module === 'total' ? '<b>total</b>'
+        : `<a class="module-link" data-module="${esc(r.module)}">${esc(r.module)}</a>`) +
+      `<span class="bar"><span style="width:${r.n ? Math.round(100 * (r.proved || 0) / r.n) : 0}%"></span></span></td>` +
+      cols.map(c => cell(r, c)).join('') + `<td class="num">${r.n}</td></tr>`;
     const head = '<tr><th>module</th>' + cols.map(c =>
       `<th><span class="badge" style="background:${COLOURS[c] || '#999'}">${c}</span></th>`).join('') +
-      '<th>nodes</th><th>proved</th></tr>';
+      '<th>all</th></tr>';
     const detail = $('#detail');
     detail.innerHTML = HELP + `<h4>Statistics</h4><p class="muted">blueprint nodes of this project ` +
       `(imported nodes and ordinary declarations not counted); click a module to show it</p>` +
