@@ -350,7 +350,13 @@
     }
     return out;
   }
-  function proseInto(p, text) {  // \ref{label} / \cref{label} as a link to that node
+  function proseInto(p, text) {  // `code`, and \ref{label} / \cref{label} as a link to that node
+    text.split(/`([^`\n]+)`/).forEach((part, i) => {
+      if (i % 2) { const c = document.createElement('code'); c.textContent = part; p.appendChild(c); }
+      else refsInto(p, part);
+    });
+  }
+  function refsInto(p, text) {
     let last = 0;
     for (const m of text.matchAll(REF)) {
       p.appendChild(document.createTextNode(text.slice(last, m.index)));

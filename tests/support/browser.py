@@ -163,9 +163,10 @@ class Browser:
         return out
 
     def requests(self) -> list[str]:
-        """Every URL the page asked for (the page itself included)."""
-        return [ev["params"]["request"]["url"] for ev in self.events
-                if ev.get("method") == "Network.requestWillBeSent"]
+        """Every URL the page asked for (the page itself included), but ``data:`` and
+        ``blob:`` URLs: they are read from the page's own bytes (KaTeX's inlined fonts)."""
+        return [u for ev in self.events if ev.get("method") == "Network.requestWillBeSent"
+                and not (u := ev["params"]["request"]["url"]).startswith(("data:", "blob:"))]
 
     def close(self) -> None:
         try:
