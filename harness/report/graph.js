@@ -190,9 +190,9 @@
     return vis;
   }
   function isDecl(n) { return n.is_node === false && !n.informal; }
-  // Focus draws the neighbourhood on its own, in layers (a node below everything it uses),
-  // each layer in its layout order: on a large graph the nodes of a focus lie far apart in the
-  // full layout and would be specks once fitted. Leaving focus puts everything back.
+  // Focus (and a one-module view) draws its nodes on their own, in layers (a node below
+  // everything it uses), each layer in its layout order: on a large graph the nodes of a focus
+  // lie far apart in the full layout and would be specks once fitted. Leaving puts them back.
   const FOCUS_LAYOUT_MAX = 400, GAP_X = 36, GAP_Y = 90;
   function placeFocus(keys) {
     pos.clear();
@@ -239,8 +239,10 @@
   }
   let placed = null;  // the focus set placed last (null: the full layout)
   function refresh() {
-    const focus = focusSet();
-    const wanted = focus && focus.size <= FOCUS_LAYOUT_MAX ? focus : null;
+    // a focus, else one module, is drawn on its own (when small enough to read)
+    const own = focusSet() || (moduleSel.value ? new Set(DATA.nodes
+      .filter(n => n.module === moduleSel.value).map(n => n.key)) : null);
+    const wanted = own && own.size <= FOCUS_LAYOUT_MAX ? own : null;
     const same = wanted === placed || (wanted && placed && wanted.size === placed.size &&
       Array.from(wanted).every(k => placed.has(k)));
     if (!same) { placeFocus(wanted); placed = wanted; }
@@ -288,7 +290,8 @@
   // ---- the URL: #node=KEY&depth=2[&dir=ancestors|descendants] -------------------------------
   function writeHash() {
     if (!selected) return;
-    let h = 'node=' + encodeURIComponent(selected);
+    // readable: lem:foo stays lem:foo (only what would break the fragment is escaped)
+    let h = 'node=' + encodeURIComponent(selected).replace(/%3A/gi, ':').replace(/%2F/gi, '/');
     if (scope.value !== 'all') {
       h += '&depth=' + depthSel.value;
       if (scope.value !== 'both') h += '&dir=' + scope.value;
