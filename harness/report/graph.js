@@ -193,33 +193,48 @@
   // Focus (and a one-module view) draws its nodes on their own, in layers (a node below
   // everything it uses), each layer in its layout order: on a large graph the nodes of a focus
   // lie far apart in the full layout and would be specks once fitted. Leaving puts them back.
-  const FOCUS_LAYOUT_MAX = 400, GAP_X = 36, GAP_Y = 90;
+  const FOCUS_LAYOUT_MAX = 400, GAP_X = 36, GAP_Y = 90, ROW_MAX = 1800;
   function placeFocus(keys) {
     pos.clear();
     if (keys) {
-      const level = new Map();
-      const order = Array.from(keys).sort((a, b) => byKey.get(a).y - byKey.get(b).y);
-      const lv = k => {  // longest path from the focus's sources (acyclic: a DAG)
-        if (level.has(k)) return level.get(k);
-        level.set(k, 0);
-        let l = 0;
-        for (const u of preds.get(k) || []) if (keys.has(u)) l = Math.max(l, lv(u) + 1);
-        level.set(k, l);
-        return l;
+      // as late as possible: a node sits just above its first user inside the set (a source
+      // far up the graph does not drag everything to one wide top row)
+      const height = new Map();
+      const ht = k => {
+        if (height.has(k)) return height.get(k);
+        height.set(k, 0);
+        let h = 0;
+        for (const v of succs.get(k) || []) if (keys.has(v)) h = Math.max(h, ht(v) + 1);
+        height.set(k, h);
+        return h;
       };
-      order.forEach(lv);
+      const order = Array.from(keys);
+      order.forEach(ht);
+      const top = Math.max(...order.map(k => height.get(k)));
       const layers = [];
-      for (const k of order) (layers[level.get(k)] = layers[level.get(k)] || []).push(k);
-      layers.forEach((ks, i) => {
+      for (const k of order) (layers[top - height.get(k)] = layers[top - height.get(k)] || []).push(k);
+      // a layer wider than the row is wrapped onto several rows
+      let row = 0;
+      for (const ks of layers) {
+        if (!ks) continue;
         ks.sort((a, b) => byKey.get(a).x - byKey.get(b).x);
-        const width = ks.reduce((s, k) => s + byKey.get(k).w, 0) + GAP_X * (ks.length - 1);
-        let x = -width / 2;
+        let line = [], width = 0;
+        const flush = () => {
+          let x = -width / 2;
+          for (const k of line) {
+            const w = byKey.get(k).w;
+            pos.set(k, [x + w / 2, row * GAP_Y]);
+            x += w + GAP_X;
+          }
+          row += 1; line = []; width = 0;
+        };
         for (const k of ks) {
-          const w = byKey.get(k).w;
-          pos.set(k, [x + w / 2, i * GAP_Y]);
-          x += w + GAP_X;
+          const w = byKey.get(k).w + (line.length ? GAP_X : 0);
+          if (line.length && width + w > ROW_MAX) flush();
+          line.push(k); width += line.length > 1 ? w : byKey.get(k).w;
         }
-      });
+        flush();
+      }
     }
     for (const [key, g] of elOf) {
       const n = byKey.get(key), p = pos.get(key);
