@@ -193,7 +193,7 @@ def coloured(b, data) -> int:
                if any(n["state"] == s for n in data["nodes"]))
 
 
-def test_thousand_nodes_fit_and_filters_show_the_nodes(big, browser, artifacts):
+def test_thousand_nodes_fit_and_filters_show_the_nodes(browser, big, artifacts):
     page, data = big
     assert page.stat().st_size <= 5_000_000
     browser.open(page.as_uri())
@@ -240,7 +240,7 @@ def near(g: nx.DiGraph, key: str, depth: int) -> set[str]:
     return set(up) | set(down)
 
 
-def test_focus_mode_and_the_url_round_trip(big, browser, artifacts):
+def test_focus_mode_and_the_url_round_trip(browser, big, artifacts):
     page, data = big
     g = nx.DiGraph([(e["source"], e["target"]) for e in data["edges"]])
     g.add_nodes_from(n["key"] for n in data["nodes"])
@@ -284,7 +284,7 @@ def test_focus_mode_and_the_url_round_trip(big, browser, artifacts):
     assert_clean(browser, page)
 
 
-def test_statistics_panel_counts_per_module(big, browser):
+def test_statistics_panel_counts_per_module(browser, big):
     page, data = big
     browser.open(page.as_uri())
     rows = browser.evaluate("""Array.from(document.querySelectorAll('table.stats tr'))
