@@ -33,24 +33,49 @@
   const HELP = root.querySelector('#detail').innerHTML;
 
   // ---- pan and zoom ---------------------------------------------------------------------------
-  // The SVG fills its box and the view is the transform of its #viewport group: the browser
-  // draws only what is on screen, at any scale. (A CSS transform of a full-size SVG asks for a
-  // layer as large as the layout -- 2 million pixels wide on a real project -- which Chromium
-  // does not paint: "fit" showed a blank page.)
+  // The view is the transform of the SVG's #viewport group, and the <svg> is only a little
+  // larger than its box (a margin of one box on each side): the browser paints what is near the
+  // screen, at any scale. (A CSS transform of a full-size SVG asks for a layer as large as the
+  // layout -- 2 million pixels wide on a real project -- which Chromium does not paint: "fit"
+  // showed a blank page.) While the wheel or a drag moves the view, only a CSS transform of the
+  // painted <svg> changes (the compositor's work, smooth at thousands of nodes); once the view
+  // rests it is committed to the group and repainted crisp.
+  const M = 1;  // margin, in box sizes
   svg.removeAttribute('viewBox');
-  svg.setAttribute('width', '100%');
-  svg.setAttribute('height', '100%');
-  let view = {x: 0, y: 0, k: 1};
-  let frame = 0;
-  function apply() {
-    if (frame) return;
-    frame = requestAnimationFrame(() => { frame = 0; paint(); });
+  let view = {x: 0, y: 0, k: 1}, drawn = {x: 0, y: 0, k: 1}, size = {w: 0, h: 0};
+  let frame = 0, rest = null;
+  function sizeSvg() {
+    const r = box.getBoundingClientRect();
+    size = {w: r.width, h: r.height};
+    Object.assign(svg.style, {left: `${-r.width * M}px`, top: `${-r.height * M}px`,
+      width: `${r.width * (1 + 2 * M)}px`, height: `${r.height * (1 + 2 * M)}px`});
+    svg.setAttribute('width', r.width * (1 + 2 * M));
+    svg.setAttribute('height', r.height * (1 + 2 * M));
   }
-  function paint() {
-    viewport.setAttribute('transform', `translate(${view.x},${view.y}) scale(${view.k})`);
+  function apply() {  // while moving: the painted picture, moved and scaled
+    if (!frame) {
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        const f = view.k / drawn.k, ox = size.w * M, oy = size.h * M;
+        const tx = view.x + ox - f * (drawn.x + ox), ty = view.y + oy - f * (drawn.y + oy);
+        svg.style.transform = `translate(${tx}px,${ty}px) scale(${f})`;
+      });
+    }
+    clearTimeout(rest);
+    rest = setTimeout(paint, 200);
+  }
+  function paint() {  // at rest: the view committed and drawn
+    clearTimeout(rest);
+    if (frame) { cancelAnimationFrame(frame); frame = 0; }
+    viewport.setAttribute('transform',
+      `translate(${view.x + size.w * M},${view.y + size.h * M}) scale(${view.k})`);
+    svg.style.transform = '';
+    drawn = {...view};
     root.classList.toggle('lod-low', view.k < 0.3);   // labels unreadable anyway: not painted
     root.classList.toggle('lod-dots', view.k < 0.12); // nodes drawn as dots of a fixed size
   }
+  sizeSvg();
+  window.addEventListener('resize', () => { sizeSvg(); paint(); });
   const PAD = 24;
   const pos = new Map();  // where a node is drawn now: its layout place, or its place in focus
   function bounds(keys) {

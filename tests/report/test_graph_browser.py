@@ -287,6 +287,16 @@ def test_focus_mode_and_the_url_round_trip(browser, big, artifacts):
 def test_statistics_panel_counts_per_module(browser, big):
     page, data = big
     browser.open(page.as_uri())
+    # the first view: readable, and nothing in it is cut by the window's left edge
+    settle(browser)
+    assert browser.evaluate("window.harnessGraph.view().k") >= 0.7
+    cut = browser.evaluate("""(() => { const box = document.getElementById('graph')
+      .getBoundingClientRect();
+      const seen = Array.from(document.querySelectorAll('#graph svg g.node, #graph svg .cluster'))
+        .map(g => [g.dataset.key || g.dataset.module, g.getBoundingClientRect()])
+        .filter(([k, r]) => r.top < box.bottom && r.bottom > box.top && r.right > box.left);
+      return [seen.length, seen.filter(([k, r]) => r.left < box.left).map(([k]) => k)]; })()""")
+    assert cut[0] >= 3 and cut[1] == [], cut
     rows = browser.evaluate("""Array.from(document.querySelectorAll('table.stats tr'))
       .map(tr => Array.from(tr.children).map(td => td.textContent.trim()))""")
     head, body = rows[0], rows[1:]
