@@ -18,7 +18,7 @@ from harness.blueprint.parse import parse_text
 from harness.blueprint.source import parse_file
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
-from harness.report.runreport import build_report, realised_critical_path, run_summary
+from harness.report.runreport import build_report, explain, realised_critical_path, run_summary
 from tests.orchestrator.support import fake_env, run_session, scripted_runner, workspace
 from tests.orchestrator.test_run_cli import PY, config, harness
 from tests.orchestrator.test_run_stops import _default_sigint
@@ -87,6 +87,21 @@ def test_summary_matches_the_event_log(finished_run):
     assert times == sorted(times)
     # the command reads the same starting DAG from the record
     assert build_report(d)[1]["critical_path"] == s["critical_path"]
+
+
+def test_a_blockers_reason_names_what_failed():
+    err = "Demo.lean:61:8: error: Unknown identifier `bogus_lemma`"
+    assert explain("3 attempts failed (last: attempt failed)", err) == \
+        f"3 attempts failed (last: {err})"
+    assert explain("attempt failed", err) == f"attempt failed: {err}"
+    assert explain("repair: the statement is false", err) == \
+        f"repair: the statement is false; last error: {err}"
+    assert explain(f"3 attempts failed; last: {err}", err) == f"3 attempts failed; last: {err}"
+    assert explain("3 attempts failed (last: attempt failed)", "") == \
+        "3 attempts failed (last: attempt failed)"
+    assert explain("", "") == "blocked (no error was recorded)"
+    long = explain("attempt failed", "x" * 5000)
+    assert len(long) < 450 and long.endswith("…")
 
 
 def test_realised_critical_path_follows_the_latest_dependency():
