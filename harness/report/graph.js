@@ -6,6 +6,7 @@
   const root = document.getElementById('hg');
   if (!root) return;
   const DATA = JSON.parse(document.getElementById('graph-data').textContent);
+  const P = window.harnessGraphParts;  // graphparts.js
   const COLOURS = DATA.colours;  // one table, in graph.py
   const svg = root.querySelector('svg');
   const viewport = svg.querySelector('#viewport') || svg;
@@ -175,18 +176,7 @@
   const moduleSel = $('#module');
   const statusBoxes = Array.from(root.querySelectorAll('.status-filter'));
 
-  function within(start, next, depth) {  // breadth first, `depth` steps (Infinity: all)
-    const seen = new Set([start]);
-    let layer = [start];
-    for (let d = 0; d < depth && layer.length; d++) {
-      const nxt = [];
-      for (const k of layer) for (const m of next.get(k) || []) {
-        if (!seen.has(m)) { seen.add(m); nxt.push(m); }
-      }
-      layer = nxt;
-    }
-    return seen;
-  }
+  const within = P.within;
   function depth() { return depthSel.value === 'all' ? Infinity : Number(depthSel.value); }
   function focusSet() {
     if (!selected || scope.value === 'all') return null;
@@ -215,51 +205,14 @@
     return vis;
   }
   function isDecl(n) { return n.is_node === false && !n.informal; }
-  // Focus (and a one-module view) draws its nodes on their own, in layers (a node below
-  // everything it uses), each layer in its layout order: on a large graph the nodes of a focus
-  // lie far apart in the full layout and would be specks once fitted. Leaving puts them back.
+  // Focus (and a one-module view) draws its nodes on their own, in layers (P.layers): on a
+  // large graph the nodes of a focus lie far apart in the full layout and would be specks once
+  // fitted. Leaving puts them back.
   const FOCUS_LAYOUT_MAX = 400, GAP_X = 36, GAP_Y = 90, ROW_MAX = 1800;
   function placeFocus(keys) {
     pos.clear();
     if (keys) {
-      // as late as possible: a node sits just above its first user inside the set (a source
-      // far up the graph does not drag everything to one wide top row)
-      const height = new Map();
-      const ht = k => {
-        if (height.has(k)) return height.get(k);
-        height.set(k, 0);
-        let h = 0;
-        for (const v of succs.get(k) || []) if (keys.has(v)) h = Math.max(h, ht(v) + 1);
-        height.set(k, h);
-        return h;
-      };
-      const order = Array.from(keys);
-      order.forEach(ht);
-      const top = Math.max(...order.map(k => height.get(k)));
-      const layers = [];
-      for (const k of order) (layers[top - height.get(k)] = layers[top - height.get(k)] || []).push(k);
-      // a layer wider than the row is wrapped onto several rows
-      let row = 0;
-      for (const ks of layers) {
-        if (!ks) continue;
-        ks.sort((a, b) => byKey.get(a).x - byKey.get(b).x);
-        let line = [], width = 0;
-        const flush = () => {
-          let x = -width / 2;
-          for (const k of line) {
-            const w = byKey.get(k).w;
-            pos.set(k, [x + w / 2, row * GAP_Y]);
-            x += w + GAP_X;
-          }
-          row += 1; line = []; width = 0;
-        };
-        for (const k of ks) {
-          const w = byKey.get(k).w + (line.length ? GAP_X : 0);
-          if (line.length && width + w > ROW_MAX) flush();
-          line.push(k); width += line.length > 1 ? w : byKey.get(k).w;
-        }
-        flush();
-      }
+      for (const [k, p] of P.layers(keys, succs, byKey, GAP_X, GAP_Y, ROW_MAX)) pos.set(k, p);
     }
     for (const [key, g] of elOf) {
       const n = byKey.get(key), p = pos.get(key);
@@ -365,54 +318,10 @@
   }
 
   // ---- side panel ---------------------------------------------------------------------------
-  function esc(s) { const d = document.createElement('div'); d.textContent = s == null ? '' : String(s); return d.innerHTML; }
-  const MATH = /(\$\$[\s\S]+?\$\$|\\\[[\s\S]+?\\\]|\\\([\s\S]+?\\\)|\$[^$\n]+?\$)/;
-  const REF = /\\(?:c|C)?ref\{([^}]*)\}/g;
-  function mathText(text) {
-    // statement / proof text: paragraphs, $…$, $$…$$, \(…\), \[…\] typeset by KaTeX (vendored,
-    // unpacked after load: until then, and where KaTeX fails, the source is shown)
-    const out = document.createElement('div');
-    out.className = 'math-text';
-    for (const para of String(text).split(/\n\s*\n/)) {
-      const p = document.createElement('p');
-      para.split(MATH).forEach((part, i) => {
-        if (!part) return;
-        if (i % 2 === 0) { proseInto(p, part); return; }
-        const display = part.startsWith('$$') || part.startsWith('\\[');
-        const tex = display || part.startsWith('\\(') ? part.slice(2, -2) : part.slice(1, -1);
-        const span = document.createElement('span');
-        span.className = 'tex';
-        if (window.katex) {
-          try {
-            window.katex.render(tex, span, {throwOnError: false, displayMode: display});
-          } catch (err) { span.textContent = part; }
-        } else span.textContent = part;
-        p.appendChild(span);
-      });
-      out.appendChild(p);
-    }
-    return out;
-  }
-  function proseInto(p, text) {  // `code`, and \ref{label} / \cref{label} as a link to that node
-    text.split(/`([^`\n]+)`/).forEach((part, i) => {
-      if (i % 2) { const c = document.createElement('code'); c.textContent = part; p.appendChild(c); }
-      else refsInto(p, part);
-    });
-  }
-  function refsInto(p, text) {
-    let last = 0;
-    for (const m of text.matchAll(REF)) {
-      p.appendChild(document.createTextNode(text.slice(last, m.index)));
-      const labels = m[1].split(',').map(s => s.trim()).filter(Boolean);
-      labels.forEach((lab, i) => {
-        if (i) p.appendChild(document.createTextNode(', '));
-        const key = byLabel.get(lab) || (byKey.has(lab) ? lab : null);
-        p.appendChild(key ? nodeLink(key, lab) : document.createTextNode(lab));
-      });
-      last = m.index + m[0].length;
-    }
-    p.appendChild(document.createTextNode(text.slice(last)));
-  }
+  const mathText = text => P.mathText(text, lab => {  // \ref{label}: a link to that node
+    const key = byLabel.get(lab) || (byKey.has(lab) ? lab : null);
+    return key ? nodeLink(key, lab) : null;
+  });
   function nodeLink(key, text) {
     const a = document.createElement('a');
     a.className = 'node-link';
@@ -420,67 +329,15 @@
     a.addEventListener('click', () => { select(key); centreOn(key); });
     return a;
   }
-  function h5(title) { const h = document.createElement('h5'); h.textContent = title; return h; }
-  function pre(text, cls) {
-    const p = document.createElement('pre'); p.textContent = text; if (cls) p.className = cls; return p;
-  }
-  function links(keys) {
-    const span = document.createElement('span');
-    if (!keys.length) span.textContent = '-';
-    keys.forEach((k, i) => {
-      if (i) span.appendChild(document.createTextNode(', '));
-      span.appendChild(byKey.has(k) ? nodeLink(k) : document.createTextNode(k));
-    });
-    return span;
-  }
   function select(key, opts) {
     if (!byKey.has(key)) return;
     selected = key;
-    const n = byKey.get(key);
     const detail = $('#detail');
     detail.textContent = '';
-    const where = n.external ? (n.file || 'imported') : (n.file || n.module || '');
-    const head = document.createElement('div');
-    head.innerHTML = `<h4>${esc(n.key)}</h4><p><span class="badge" style="background:${COLOURS[n.state] || '#999'}">` +
-      `${esc(n.state)}</span> ${esc(n.kind)} <b>${esc(n.name || '')}</b><br>` +
-      `<span class="muted">${esc(n.module || '')}${n.module && where !== n.module ? ' · ' + esc(where) : ''}` +
-      `${n.line ? ', line ' + n.line : ''}${n.external ? ' (imported)' : ''}</span></p>` +
-      (n.title ? `<p><i>${esc(n.title)}</i></p>` : '');
-    detail.appendChild(head);
-    const fb = document.createElement('p');
-    fb.className = 'focus-buttons';
-    fb.appendChild(document.createTextNode('focus: '));
-    for (const d of ['1', '2', '3', 'all']) {
-      const b = document.createElement('button');
-      b.textContent = d === 'all' ? 'all' : `depth ${d}`;
-      b.dataset.depth = d;
-      b.addEventListener('click', () => focus(key, d, scope.value === 'all' ? 'both' : scope.value));
-      fb.appendChild(b);
-    }
-    detail.appendChild(fb);
-    if (n.statement) { detail.appendChild(h5('Statement')); detail.appendChild(mathText(n.statement)); }
-    if (n.proof) { detail.appendChild(h5('Proof')); detail.appendChild(mathText(n.proof)); }
-    if (n.signature || n.name) {
-      detail.appendChild(h5('Lean signature'));
-      detail.appendChild(pre(n.signature || `${n.kind} ${n.name}`, 'lean'));
-    }
-    if (n.run) {
-      detail.appendChild(h5('Run'));
-      const p = document.createElement('p');
-      p.innerHTML = `status <b>${esc(n.run.status)}</b>, ${esc(n.run.attempts)} attempt(s)` +
-        (n.run.reason ? `<br>${esc(n.run.reason)}` : '');
-      detail.appendChild(p);
-      if (n.run.message) { detail.appendChild(h5('Last gate message')); detail.appendChild(pre(n.run.message)); }
-    }
-    detail.appendChild(h5('Uses'));
-    const uses = document.createElement('p');
-    uses.append('statement: ', links(n.statement_deps || []), document.createElement('br'),
-      'proof: ', links(n.proof_deps || []));
-    detail.appendChild(uses);
-    const usedBy = document.createElement('p');
-    usedBy.className = 'muted';
-    usedBy.append('used by: ', links(succs.get(key) || []));
-    detail.appendChild(usedBy);
+    detail.appendChild(P.nodeDetail(byKey.get(key), {
+      colours: COLOURS, mathText, usedBy: succs.get(key) || [],
+      link: k => (byKey.has(k) ? nodeLink(k) : null),
+      focus: d => focus(key, d, scope.value === 'all' ? 'both' : scope.value)}));
     if (!opts || opts.hash !== false) writeHash();
     refresh();
     if (scope.value !== 'all' && (!opts || opts.fit !== false)) fit();
@@ -490,38 +347,10 @@
   }
 
   // ---- statistics ---------------------------------------------------------------------------
-  const STAT_STATES = ['proved', 'ready', 'waiting', 'blocked'];
-  function statistics() {  // blueprint nodes of this project (not imported), per module
-    const per = new Map(), total = {module: 'total', n: 0};
-    for (const n of DATA.nodes) {
-      if (n.external || isDecl(n)) continue;
-      const m = n.module || '(no module)';
-      if (!per.has(m)) per.set(m, {module: m, n: 0});
-      for (const row of [per.get(m), total]) {
-        row.n += 1;
-        row[n.state] = (row[n.state] || 0) + 1;
-      }
-    }
-    return {rows: Array.from(per.values()).sort((a, b) => a.module.localeCompare(b.module)), total};
-  }
+  const statistics = () => P.statistics(DATA.nodes, isDecl);
   function showStats() {
-    const {rows, total} = statistics();
-    const others = Object.keys(COLOURS).filter(s => !STAT_STATES.includes(s) && total[s]);
-    const cols = [...STAT_STATES, ...others];
-    const cell = (r, c) => `<td class="num">${r[c] || 0}</td>`;
-    const line = (r, tag) => `<tr${tag ? ' class="total"' : ''}><td class="mod" title="${esc(r.module)}">` +
-      (r.module === 'total' ? '<b>total</b>'
-        : `<a class="module-link" data-module="${esc(r.module)}">${esc(r.module)}</a>`) +
-      `<span class="bar"><span style="width:${r.n ? Math.round(100 * (r.proved || 0) / r.n) : 0}%"></span></span></td>` +
-      cols.map(c => cell(r, c)).join('') + `<td class="num">${r.n}</td></tr>`;
-    const head = '<tr><th>module</th>' + cols.map(c =>
-      `<th><span class="badge" style="background:${COLOURS[c] || '#999'}">${c}</span></th>`).join('') +
-      '<th>all</th></tr>';
     const detail = $('#detail');
-    detail.innerHTML = HELP + `<h4>Statistics</h4><p class="muted">blueprint nodes of this project ` +
-      `(imported nodes and ordinary declarations not counted); click a module to show it</p>` +
-      `<table class="stats"><thead>${head}</thead><tbody>${line(total, true)}` +
-      rows.map(r => line(r)).join('') + '</tbody></table>';
+    detail.innerHTML = HELP + P.statsTable(statistics(), COLOURS);
     detail.querySelectorAll('.module-link').forEach(a => a.addEventListener('click', () => {
       moduleSel.value = a.dataset.module; scope.value = 'all'; refit();
     }));

@@ -251,7 +251,7 @@ def graph_assets() -> tuple[str, str]:
     from harness.report.vendored import LOADER, katex_css, katex_js
 
     return (katex_css() + "\n" + asset("graph.css"),
-            LOADER + katex_js() + asset("graph.js"))
+            LOADER + katex_js() + asset("graphparts.js") + asset("graph.js"))
 
 
 _PAGE = """<!DOCTYPE html>
