@@ -205,29 +205,40 @@ def graph_component(data: dict[str, Any]) -> str:
     legend = "".join(f'<label class="state"><input type="checkbox" class="status-filter" '
                      f'value="{s}" checked><span style="background:{c}">{s}</span> '
                      f'<small>{data["counts"].get(s, 0)}</small></label>'
-                     for s, c in COLOURS.items())
+                     for s, c in data.get("colours", COLOURS).items())
     modules = sorted({n["module"] for n in data["nodes"] if n.get("module")})
     options = "".join(f'<option value="{html.escape(m)}">{html.escape(m)}</option>'
                       for m in modules)
+    decls = any(n.get("is_node") is False and not n.get("informal") for n in data["nodes"])
+    decl_box = ('<label title="ordinary Lean declarations between blueprint nodes">'
+                '<input type="checkbox" id="show-decls" checked> declarations</label>'
+                if decls else "")
     lay = data["layout"]
     return f"""<div class="hg" id="hg">
 <div class="hg-bar">
-<input id="search" type="search" placeholder="search label, Lean name, statement…" size="34">
+<input id="search" type="search" placeholder="search label, Lean name, statement…" size="30">
 <span class="hg-states">{legend}</span>
-<label><input type="checkbox" id="hide-imported"> hide imported</label>
-<select id="scope" title="only the ancestors / descendants of the selected node">
-<option value="all">all nodes</option><option value="ancestors">ancestors of selected</option>
-<option value="descendants">descendants of selected</option></select>
-<select id="module"><option value="">all modules</option>{options}</select>
+<label><input type="checkbox" id="hide-imported"> hide imported</label>{decl_box}
+<select id="module" title="only this module"><option value="">all modules</option>{options}</select>
+<span class="hg-focus" title="click a node: only its ancestors and/or descendants, to a depth">
+<select id="scope"><option value="all">no focus</option>
+<option value="both">ancestors + descendants</option><option value="ancestors">ancestors</option>
+<option value="descendants">descendants</option></select>
+<select id="depth" title="focus depth (edges away from the selected node)">
+<option value="1">depth 1</option><option value="2">depth 2</option>
+<option value="3">depth 3</option><option value="5">depth 5</option>
+<option value="all" selected>any depth</option></select></span>
 <button id="zoom-in" title="zoom in">+</button><button id="zoom-out" title="zoom out">−</button>
-<button id="fit" title="fit to window">fit</button>
+<button id="fit" title="fit what is shown to the window">fit</button>
+<button id="stats" title="proved / ready / waiting / blocked per module">statistics</button>
 <span id="visible-count"></span>
 </div>
 <div class="hg-main">
 <div id="graph" class="hg-graph">{render_svg(data, standalone=False)}</div>
 <div id="side" class="hg-side"><div id="results"></div><div id="detail">
-<p>Click a node. Solid edge: proof dependency; dashed: statement dependency. Boxes are
-definitions, ellipses lemmas and theorems; dashed outline: imported.</p>
+<p>Click a node; <i>focus</i> keeps its ancestors / descendants (the URL keeps the view). Solid
+edge: proof dependency; dashed: statement dependency. Boxes are definitions, ellipses lemmas and
+theorems; dashed outline: imported.</p>
 <p class="muted">layout: {html.escape(lay["engine"])} in {lay["seconds"]} s
 {html.escape(lay.get("note") or "")}</p></div></div>
 </div>
@@ -236,13 +247,17 @@ definitions, ellipses lemmas and theorems; dashed outline: imported.</p>
 
 
 def graph_assets() -> tuple[str, str]:
-    return asset("graph.css"), asset("graph.js")
+    """(CSS, JS) the component needs: ours and KaTeX's (vendored, :mod:`vendored`)."""
+    from harness.report.vendored import LOADER, katex_css, katex_js
+
+    return (katex_css() + "\n" + asset("graph.css"),
+            LOADER + katex_js() + asset("graphparts.js") + asset("graph.js"))
 
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
-style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; font-src data:">
 <title>Blueprint graph: {title}</title>
 <style>{css}
 html, body {{ height: 100%; margin: 0; }} .hg {{ height: 100vh; }}

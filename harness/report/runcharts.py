@@ -1,6 +1,6 @@
 """The run report's charts as plotly figure dicts (``data`` + ``layout``), drawn by plotly.js in
 the page: the worker Gantt with the gate's lane, gate batches, cost/tokens over time, tokens per
-node. Built as plain dicts, not through ``plotly.graph_objects`` (whose import costs seconds at
+node. A chart with nothing to draw is left out (the page says so in words). Built as plain dicts, not through ``plotly.graph_objects`` (whose import costs seconds at
 the end of every run)."""
 
 from __future__ import annotations
@@ -57,9 +57,11 @@ def figures(s: dict[str, Any]) -> dict[str, dict[str, Any]]:
             hovertext=[f"{b['batch']}: {b['size']} candidates, {b['merged']} merged, "
                        f"{len(b['rejected'])} rejected, {b['gate_calls']} gate calls"
                        for b in rows], hoverinfo="text"))
-    figs["timeline"] = {"data": traces, "layout": _axes(
-        "seconds since the run started", "", barmode="overlay", height=140 + 34 * len(lanes),
-        yaxis={"categoryorder": "array", "categoryarray": lanes[::-1]})}
+    if traces:
+        figs["timeline"] = {"data": traces, "layout": _axes(
+            "seconds since the run started", "", barmode="overlay",
+            height=140 + 34 * len(lanes),
+            yaxis={"categoryorder": "array", "categoryarray": lanes[::-1]})}
 
     if s["batches"]:
         names = [b["batch"] for b in s["batches"]]
@@ -92,8 +94,9 @@ def figures(s: dict[str, Any]) -> dict[str, dict[str, Any]]:
                      "mode": "lines", "line": {"shape": "hv"}})
         cost.append({"type": "scatter", "name": f"{role} tokens", "x": xs, "y": ts,
                      "mode": "lines", "line": {"shape": "hv", "dash": "dot"}, "yaxis": "y2"})
-    figs["cost"] = {"data": cost, "layout": _axes("seconds since the run started",
-                                                  "cumulative USD", "tokens", height=320)}
+    if cost:
+        figs["cost"] = {"data": cost, "layout": _axes("seconds since the run started",
+                                                      "cumulative USD", "tokens", height=320)}
 
     per_node: dict[str, dict[str, int]] = {}
     for p in s["series"]:
@@ -101,8 +104,10 @@ def figures(s: dict[str, Any]) -> dict[str, dict[str, Any]]:
             per_node.setdefault(p["node"], {}).setdefault(p["role"], 0)
             per_node[p["node"]][p["role"]] += p["tokens"]
     top = sorted(per_node, key=lambda n: -sum(per_node[n].values()))[:40]
-    figs["per_node"] = {"data": [_bar(name=role, x=top, y=[per_node[n].get(role, 0)
-                                                           for n in top]) for role in roles],
-                        "layout": _axes("", "tokens", barmode="stack", height=340,
-                                        margin={"l": 70, "r": 20, "t": 30, "b": 120})}
+    if top and any(sum(per_node[n].values()) for n in top):
+        figs["per_node"] = {"data": [_bar(name=role, x=top, y=[per_node[n].get(role, 0)
+                                                               for n in top])
+                                     for role in roles],
+                            "layout": _axes("", "tokens", barmode="stack", height=340,
+                                            margin={"l": 70, "r": 20, "t": 30, "b": 120})}
     return figs

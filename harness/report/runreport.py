@@ -4,8 +4,10 @@ then one self-contained HTML page (:func:`render_report`).
 Sections: a worker timeline (Gantt: which node each worker held, when, the outcome of each
 attempt, and the gate's batches on their own lane), gate batches and their bisections, cost and
 tokens per role over time and per node, blockers with reasons, the critical path the run
-actually realised, and the blueprint graph coloured by final status. Charts are plotly figures;
-plotly.js comes from the installed ``plotly`` package and is inlined (docs/report.md says why); the figures are built in runcharts.py.
+actually realised, and the blueprint graph coloured by final status. Charts are plotly figures
+(built in runcharts.py), drawn by plotly.js's basic bundle, vendored and inlined
+(harness/report/vendored.py; docs/report.md says why and what it weighs). A chart with nothing
+to draw is replaced by a sentence. The header's node counts are the graph's (one source).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import networkx as nx
 
-from harness.errors import HarnessError, InputError, UsageError
+from harness.errors import HarnessError, InputError
 from harness.orchestrator.events import read_events
 from harness.report.runcharts import figures
 
@@ -146,12 +148,15 @@ def run_summary(events: list[dict[str, Any]], result: dict[str, Any] | None,
     for d in open_.values():  # still running when the log ends (a live or killed run)
         attempts.append(_in_flight(d, rel(d["t"]), rel(t_end)))
     nodes_res = (result or {}).get("nodes") or {}
-    blockers = [{"node": n, "reason": r.get("reason", "")} for n, r in sorted(nodes_res.items())
-                if r.get("status") == "blocked"]
+    blockers = [{"node": n, "reason": explain(r.get("reason", ""), last_msg.get(n, ""))}
+                for n, r in sorted(nodes_res.items()) if r.get("status") == "blocked"]
     if not nodes_res:
-        blockers = [{"node": n, "reason": r} for n, r in sorted(blocked_ev.items())]
+        blockers = [{"node": n, "reason": explain(r, last_msg.get(n, ""))}
+                    for n, r in sorted(blocked_ev.items())]
     node_info = {n: {"status": r.get("status"), "attempts": r.get("attempts", tried.get(n, 0)),
-                     "reason": r.get("reason", ""), "message": last_msg.get(n, "")}
+                     "reason": explain(r.get("reason", ""), last_msg.get(n, ""))
+                     if r.get("status") == "blocked" else r.get("reason", ""),
+                     "message": last_msg.get(n, "")}
                  for n, r in nodes_res.items()}
     for n, c in tried.items():
         node_info.setdefault(n, {"status": "proved" if n in merged_at else "open",
@@ -161,6 +166,27 @@ def run_summary(events: list[dict[str, Any]], result: dict[str, Any] | None,
             "nodes": node_info, "critical_path": realised_critical_path(graph, merged_at)
             if graph is not None else [],
             "workers": sorted({a["worker"] for a in attempts if a["worker"] is not None})}
+
+
+GENERIC = ("attempt failed", "")
+
+
+def explain(reason: str, last: str) -> str:
+    """A blocker's reason that says what failed: the scheduler's "3 attempts failed (last:
+    attempt failed)" gets the last real error (the gate's message, or the attempt's own reason:
+    Lean's error, no proof in the reply, …) in place of its generic word."""
+    last = " ".join(last.split())
+    if len(last) > 400:
+        last = last[:399] + "…"
+    if not last:
+        return reason or "blocked (no error was recorded)"
+    if reason.endswith("(last: attempt failed)"):
+        return reason[: -len("attempt failed)")] + last + ")"
+    if reason.strip() in GENERIC:
+        return f"{reason or 'blocked'}: {last}"
+    if last in " ".join(reason.split()):
+        return reason
+    return f"{reason}; last error: {last}"
 
 
 def _in_flight(d: dict[str, Any], start: float, end: float) -> dict[str, Any]:
@@ -211,21 +237,28 @@ def _fact(v: Any) -> str:
     return str(v)
 
 
+EMPTY = {"timeline": "No attempt ran in this run, and no gate batch: nothing to draw.",
+         "gates": "", "cost": "No attempt reported tokens or cost: nothing to draw.",
+         "per_node": "No node used tokens: nothing to draw."}
+
+
 def render_report(s: dict[str, Any], result: dict[str, Any] | None, graph_html: str,
-                  title: str) -> str:
-    try:
-        from plotly.offline import get_plotlyjs  # plotly.js, shipped in the plotly wheel
-    except ImportError:
-        raise UsageError("the run report needs plotly: `pip install plotly`") from None
-
+                  title: str, counts: dict[str, int] | None = None) -> str:
+    """The page. ``counts``: the nodes by final status, as the graph shows them (the header
+    reads the same numbers); without a graph, result.json's."""
     from harness.report.graph import graph_assets, json_script
+    from harness.report.vendored import LOADER, plotly_js
 
-    figs = figures(s)  # harness/report/runcharts.py
-    divs = {name: f'<div id="chart-{name}" class="chart"></div>' for name in figs}
+    figs = figures(s)  # harness/report/runcharts.py: only charts with something to draw
+    divs = {name: f'<div id="chart-{name}" class="chart"></div>' if name in figs else
+            (f'<p class="muted empty-chart" id="empty-{name}">{html.escape(msg)}</p>'
+             if msg else "") for name, msg in EMPTY.items()}
     r = result or {}
+    shown = {k: v for k, v in counts.items() if v} if counts is not None else r.get("counts", "")
     facts = [("run", r.get("run_id", "?")), ("file", r.get("file", "?")),
              ("stop reason", r.get("stop_reason", "no result.json (still running, or killed)")),
-             ("exit code", r.get("exit_code", "")), ("counts", r.get("counts", "")),
+             ("exit code", r.get("exit_code", "")),
+             ("counts", shown or "no node"),
              ("attempts", r.get("attempts", len(s["attempts"]))), ("tokens", r.get("tokens", "")),
              ("cost (USD)", r.get("cost_usd", "")), ("wall time (s)", r.get("wall_time_s", "")),
              ("sessions", r.get("sessions", ""))]
@@ -253,7 +286,7 @@ td {{ max-width: 700px; word-break: break-word; }}
 section {{ margin-top: 22px; }} .hg {{ height: 80vh; border: 1px solid #ccd; }}
 .muted {{ color: #777; }}
 </style>
-<script>{get_plotlyjs()}</script>
+<script>{LOADER}{plotly_js()}</script>
 </head><body>
 <h1>Run report: {html.escape(title)}</h1>
 <table class="facts">{facts_html}</table>
@@ -261,7 +294,7 @@ section {{ margin-top: 22px; }} .hg {{ height: 80vh; border: 1px solid #ccd; }}
 <section id="timeline"><h2>Worker timeline</h2>
 <p class="muted">Each bar: one attempt on a worker (label: the node), coloured by outcome; the
 gate lane shows each batch from its merge intent to its verdict.</p>{divs["timeline"]}</section>
-<section id="gate-batches"><h2>Gate batches and bisections</h2>{divs.get("gates", "")}
+<section id="gate-batches"><h2>Gate batches and bisections</h2>{divs["gates"]}
 {_table(batch_rows, ["batch", "candidates", "merged", "gate calls", "bisection", "culprits",
                      "why"], "no gate batch ran")}</section>
 <section id="cost"><h2>Cost and tokens</h2>{divs["cost"]}<h3>Tokens per node and role</h3>
@@ -276,10 +309,17 @@ chain that decided how long the run took.</p>
 <section id="final-graph"><h2>Graph by final status</h2>{graph_section}</section>
 {json_script("figures", figs)}
 <script>
-for (const [name, fig] of Object.entries(JSON.parse(document.getElementById('figures').textContent))) {{
-  Plotly.newPlot('chart-' + name, fig.data, fig.layout, {{displaylogo: false, responsive: true}});
-}}
-document.body.dataset.charts = 'ready';
+window.harnessVendor.plotly.then(async () => {{
+  const figs = JSON.parse(document.getElementById('figures').textContent);
+  for (const [name, fig] of Object.entries(figs)) {{
+    await Plotly.newPlot('chart-' + name, fig.data, fig.layout,
+                         {{displaylogo: false, responsive: true}});
+  }}
+  document.body.dataset.charts = 'ready';
+}}, err => {{
+  document.querySelectorAll('.chart').forEach(c => {{ c.textContent = 'charts not drawn: ' + err.message; }});
+  document.body.dataset.charts = 'failed';
+}});
 </script>
 <script>{js}</script>
 </body></html>
@@ -298,15 +338,16 @@ def build_report(path: Path) -> tuple[str, dict[str, Any]]:
         s = run_summary(events, result, analysis.graph if analysis is not None else None)
     except MalformedEvent as err:
         raise InputError(d / "events.jsonl", err.index + 1, 0, str(err)) from None
-    graph_html = ""
+    graph_html, counts = "", None
     if analysis is not None:
         from harness.report.graph import graph_component, graph_data
         from harness.workspace import find_workspace
 
         data = graph_data(analysis, workspace=find_workspace(Path(file)), run=s["nodes"])
         graph_html = graph_component(data)
+        counts = data["counts"]
     title = (result or {}).get("run_id") or d.name
-    return render_report(s, result, graph_html, title), s
+    return render_report(s, result, graph_html, title, counts), s
 
 
 def _analysis(file: Path, events: list[dict[str, Any]]):
@@ -352,5 +393,5 @@ def write_run_report(run_dir: Path) -> Path | None:
         out = run_dir / "report.html"
         atomic_write(out, text, durable=False)
         return out
-    except Exception:  # noqa: BLE001 — e.g. plotly missing, a corrupt log: the run goes on
+    except Exception:  # noqa: BLE001 — e.g. a corrupt log: the run goes on
         return None

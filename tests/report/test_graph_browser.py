@@ -15,6 +15,7 @@ import pytest
 from harness.blueprint import parse_text
 from harness.blueprint.dag import analyse
 from harness.blueprint.generate import generate_blueprint
+from harness.blueprint.genproject import generate_project
 from harness.commands.graph import load_all
 from harness.report.graph import graph_data, render_html
 
@@ -149,19 +150,200 @@ def test_single_file_imports_hidden_and_side_panel(tmp_path, browser, artifacts)
     browser.screenshot(artifacts / "graph-file-selected.png")
 
 
-def test_thousand_nodes_render_and_zoom(tmp_path, browser, artifacts):
-    a = analyse(parse_text(generate_blueprint(1000, seed=3), "big.lean"))
-    data = graph_data(a)
-    page = tmp_path / "big.html"
-    page.write_text(render_html(data))
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """A generated LeanArchitect project of 1 002 blueprint nodes in 167 modules, drawn by
+    `harness graph DIR` as a user would."""
+    root = tmp_path_factory.mktemp("big")
+    generate_project(root / "proj", n_files=167, nodes_per_file=6, seed=1)
+    page = root / "graph.html"
+    r = harness("graph", str(root / "proj"), "-o", str(page))
+    assert r.returncode in (0, 1), r.stderr
+    data = json.loads(re.search(r'<script id="graph-data" type="application/json">(.*?)</script>',
+                                page.read_text(encoding="utf-8"), re.S).group(1)
+                      .replace("<\\/", "</"))
+    assert sum(1 for n in data["nodes"] if n["is_node"] and not n["external"]) >= 1000
+    return page, data
+
+
+def on_screen(b) -> list[str]:
+    """Keys of the shown nodes whose box lies inside the graph's area on screen."""
+    return b.evaluate("""(() => { const box = document.getElementById('graph').getBoundingClientRect();
+      return Array.from(document.querySelectorAll('#graph svg g.node'))
+        .filter(g => getComputedStyle(g).display !== 'none').filter(g => {
+          const r = g.getBoundingClientRect();
+          return r.width > 0 && r.left >= box.left - 1 && r.right <= box.right + 1 &&
+                 r.top >= box.top - 1 && r.bottom <= box.bottom + 1; })
+        .map(g => g.dataset.key); })()""")
+
+
+def settle(b) -> None:  # two frames: the view is painted
+    b.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def set_value(b, element_id: str, value: str) -> None:
+    b.evaluate(f"(() => {{ const s = document.getElementById({json.dumps(element_id)}); "
+               f"s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change')); }})()")
+
+
+def coloured(b, data) -> int:
+    """Pixels of the graph area in a status colour: 0 on a blank view."""
+    px = b.pixels("#graph")
+    return sum(px.near(c) for s, c in data["colours"].items()
+               if any(n["state"] == s for n in data["nodes"]))
+
+
+def test_thousand_nodes_fit_and_filters_show_the_nodes(browser, big, artifacts):
+    page, data = big
+    assert page.stat().st_size <= 5_000_000
     browser.open(page.as_uri())
-    assert set(rendered_keys(browser)) == set(a.own)
-    before = browser.evaluate("document.getElementById('graph-svg').style.transform")
-    browser.evaluate("document.getElementById('zoom-in').click()")
-    after = browser.evaluate("document.getElementById('graph-svg').style.transform")
-    assert before != after and "scale" in after
     assert_clean(browser, page)
-    browser.screenshot(artifacts / "graph-1000.png")
+    browser.evaluate("document.getElementById('fit').click()")
+    settle(browser)
+    shown = shown_keys(browser)
+    assert shown == {n["key"] for n in data["nodes"]}
+    assert set(on_screen(browser)) == shown  # every node inside the window
+    assert coloured(browser, data) > 500
+    browser.screenshot(artifacts / "graph-1000-fit.png")
+
+    # module filter (+ the fit it does, + fit again): exactly that module, all on screen
+    mods = sorted({n["module"] for n in data["nodes"]})
+    mod = mods[len(mods) // 2]
+    set_value(browser, "module", mod)
+    settle(browser)
+    want = {n["key"] for n in data["nodes"] if n["module"] == mod}
+    assert shown_keys(browser) == want and set(on_screen(browser)) == want
+    assert coloured(browser, data) > 200
+    browser.evaluate("document.getElementById('fit').click()")
+    settle(browser)
+    assert set(on_screen(browser)) == want
+    set_value(browser, "module", "")
+
+    # ancestors of a deep node, then fit
+    g = nx.DiGraph([(e["source"], e["target"]) for e in data["edges"]])
+    target = max(sorted(g.nodes), key=lambda k: len(nx.ancestors(g, k)))
+    assert len(nx.ancestors(g, target)) >= 20
+    browser.evaluate(f"window.harnessGraph.select({json.dumps(target)})")
+    set_value(browser, "scope", "ancestors")
+    browser.evaluate("document.getElementById('fit').click()")
+    settle(browser)
+    want = nx.ancestors(g, target) | {target}
+    assert shown_keys(browser) == want and set(on_screen(browser)) == want
+    assert coloured(browser, data) > 200
+    browser.screenshot(artifacts / "graph-1000-ancestors.png")
+    assert_clean(browser, page)
+
+
+def near(g: nx.DiGraph, key: str, depth: int) -> set[str]:
+    up = nx.single_source_shortest_path_length(g.reverse(copy=False), key, cutoff=depth)
+    down = nx.single_source_shortest_path_length(g, key, cutoff=depth)
+    return set(up) | set(down)
+
+
+def test_focus_mode_and_the_url_round_trip(browser, big, artifacts):
+    page, data = big
+    g = nx.DiGraph([(e["source"], e["target"]) for e in data["edges"]])
+    g.add_nodes_from(n["key"] for n in data["nodes"])
+    key = max(sorted(g.nodes), key=lambda k: len(near(g, k, 2)))
+    browser.open(page.as_uri() + f"#node={key}&depth=2")
+    want = near(g, key, 2)
+    assert len(want) >= 5
+    assert shown_keys(browser) == want
+    settle(browser)
+    assert set(on_screen(browser)) == want  # drawn on its own, fitted: all of it in view
+    assert browser.evaluate("window.harnessGraph.view().k") >= 0.3  # labels readable
+    assert browser.evaluate("window.harnessGraph.selected()") == key
+    browser.screenshot(artifacts / "graph-1000-focus.png")
+
+    # click a node of the focus: it becomes the focus, and the URL says so
+    other = sorted(want - {key})[0]
+    browser.evaluate(f"document.querySelector('g.node[data-key={json.dumps(other)}]')"
+                     ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+    assert shown_keys(browser) == near(g, other, 2)
+    url = browser.evaluate("location.href")
+    assert url.endswith(f"#node={other}&depth=2")
+    # depth 1 from the menu: the URL follows
+    set_value(browser, "depth", "1")
+    assert shown_keys(browser) == near(g, other, 1)
+    url = browser.evaluate("location.href")
+    assert url.endswith(f"#node={other}&depth=1")
+    # the link opens the same view in a new tab
+    browser.open(url)
+    assert shown_keys(browser) == near(g, other, 1)
+    assert browser.evaluate("window.harnessGraph.selected()") == other
+    # ancestors only, any depth
+    browser.open(page.as_uri() + f"#node={key}&depth=all&dir=ancestors")
+    assert shown_keys(browser) == nx.ancestors(g, key) | {key}
+    # no focus: the node is selected, everything shown
+    browser.open(page.as_uri() + f"#node={key}")
+    assert shown_keys(browser) == set(g.nodes)
+    assert browser.evaluate("window.harnessGraph.selected()") == key
+    # an unknown node in the URL: the usual first view
+    browser.open(page.as_uri() + "#node=no-such-node&depth=2")
+    assert shown_keys(browser) == set(g.nodes)
+    assert_clean(browser, page)
+
+
+def test_statistics_panel_counts_per_module(browser, big):
+    page, data = big
+    browser.open(page.as_uri())
+    # the first view: readable, and nothing in it is cut by the window's left edge
+    settle(browser)
+    assert browser.evaluate("window.harnessGraph.view().k") >= 0.7
+    cut = browser.evaluate("""(() => { const box = document.getElementById('graph')
+      .getBoundingClientRect();
+      const seen = Array.from(document.querySelectorAll('#graph svg g.node, #graph svg .cluster'))
+        .map(g => [g.dataset.key || g.dataset.module, g.getBoundingClientRect()])
+        .filter(([k, r]) => r.top < box.bottom && r.bottom > box.top && r.right > box.left);
+      return [seen.length, seen.filter(([k, r]) => r.left < box.left).map(([k]) => k)]; })()""")
+    assert cut[0] >= 3 and cut[1] == [], cut
+    rows = browser.evaluate("""Array.from(document.querySelectorAll('table.stats tr'))
+      .map(tr => Array.from(tr.children).map(td => td.textContent.trim()))""")
+    head, body = rows[0], rows[1:]
+    states = head[1:-1]
+    assert states[:4] == ["proved", "ready", "waiting", "blocked"]
+    own = [n for n in data["nodes"] if not n["external"] and n["is_node"]]
+    want = {}
+    for n in own:
+        want.setdefault(n["module"], [0] * len(states))
+        if n["state"] in states:
+            want[n["module"]][states.index(n["state"])] += 1
+    total = [sum(v[i] for v in want.values()) for i in range(len(states))]
+    assert body[0] == ["total", *map(str, total), str(len(own))]
+    assert {r[0]: [int(x) for x in r[1:-1]] for r in body[1:]} == want
+    assert sum(total) == len(own)  # every node in one column
+    # a module's row shows that module
+    mod = body[5][0]
+    browser.evaluate(f"document.querySelector('a.module-link[data-module={json.dumps(mod)}]')"
+                     ".click()")
+    assert shown_keys(browser) == {n["key"] for n in data["nodes"] if n["module"] == mod}
+    assert_clean(browser, page)
+
+
+def test_statement_and_proof_are_typeset(tmp_path, browser, artifacts):
+    """$…$ in a statement or proof is drawn by the vendored KaTeX (offline), not left as TeX."""
+    page = tmp_path / "graph.html"
+    r = harness("graph", str(BLUEPRINT), "-o", str(page))
+    assert r.returncode in (0, 1), r.stderr
+    data = json.loads(browser.evaluate("1") and re.search(
+        r'<script id="graph-data" type="application/json">(.*?)</script>',
+        page.read_text(encoding="utf-8"), re.S).group(1).replace("<\\/", "</"))
+    n = next(n for n in data["nodes"] if "$" in (n["statement"] or "") and
+             "$" in (n["proof"] or ""))
+    browser.open(page.as_uri() + f"#node={n['key']}")
+    browser.evaluate("new Promise(r => { const t = setInterval(() => { if (document"
+                     ".getElementById('hg').dataset.math) { clearInterval(t); r(); } }, 20); })")
+    assert browser.evaluate("document.getElementById('hg').dataset.math") == "ready"
+    maths = n["statement"].count("$") // 2 + n["proof"].count("$") // 2
+    assert browser.evaluate("document.querySelectorAll('#detail .katex').length") >= maths > 0
+    assert browser.evaluate("document.querySelectorAll('#detail .katex-error').length") == 0
+    text = browser.evaluate("Array.from(document.querySelectorAll('#detail .math-text'))"
+                            ".map(e => e.innerText).join(' ')")
+    assert "$" not in text
+    assert browser.evaluate("document.querySelectorAll('#detail pre').length") >= 1  # Lean only
+    assert browser.evaluate("document.querySelector('#detail .math-text pre')") is None
+    assert_clean(browser, page)
+    browser.screenshot(artifacts / "graph-math.png")
 
 
 def test_network_detector_catches_a_request(tmp_path, browser):

@@ -18,7 +18,7 @@ from harness.blueprint.parse import parse_text
 from harness.blueprint.source import parse_file
 from harness.orchestrator.events import read_events
 from harness.orchestrator.state import run_dir
-from harness.report.runreport import build_report, realised_critical_path, run_summary
+from harness.report.runreport import build_report, explain, realised_critical_path, run_summary
 from tests.orchestrator.support import fake_env, run_session, scripted_runner, workspace
 from tests.orchestrator.test_run_cli import PY, config, harness
 from tests.orchestrator.test_run_stops import _default_sigint
@@ -70,6 +70,12 @@ def test_summary_matches_the_event_log(finished_run):
     assert [b["node"] for b in s["blockers"]] == [HOPELESS] == \
         [k for k, v in result["nodes"].items() if v["status"] == "blocked"]
     assert "attempt" in s["blockers"][0]["reason"]
+    # ... and the reason says what failed: the node's last failed attempt's own reason, not
+    # the scheduler's "(last: attempt failed)"
+    last = [e for e in att if e["node"] == HOPELESS and not e["ok"]][-1]["reason"]
+    assert last and "attempt failed)" not in s["blockers"][0]["reason"]
+    assert " ".join(last.split())[:200] in s["blockers"][0]["reason"]
+    assert s["nodes"][HOPELESS]["reason"] == s["blockers"][0]["reason"]
     # cost per attempt adds up to the run's cost
     assert round(sum(p["cost"] for p in s["series"]), 6) == round(result["cost_usd"], 6)
     # the realised critical path is a chain of the DAG ending at the last node merged
@@ -81,6 +87,21 @@ def test_summary_matches_the_event_log(finished_run):
     assert times == sorted(times)
     # the command reads the same starting DAG from the record
     assert build_report(d)[1]["critical_path"] == s["critical_path"]
+
+
+def test_a_blockers_reason_names_what_failed():
+    err = "Demo.lean:61:8: error: Unknown identifier `bogus_lemma`"
+    assert explain("3 attempts failed (last: attempt failed)", err) == \
+        f"3 attempts failed (last: {err})"
+    assert explain("attempt failed", err) == f"attempt failed: {err}"
+    assert explain("repair: the statement is false", err) == \
+        f"repair: the statement is false; last error: {err}"
+    assert explain(f"3 attempts failed; last: {err}", err) == f"3 attempts failed; last: {err}"
+    assert explain("3 attempts failed (last: attempt failed)", "") == \
+        "3 attempts failed (last: attempt failed)"
+    assert explain("", "") == "blocked (no error was recorded)"
+    long = explain("attempt failed", "x" * 5000)
+    assert len(long) < 450 and long.endswith("…")
 
 
 def test_realised_critical_path_follows_the_latest_dependency():
@@ -190,11 +211,25 @@ def test_report_written_on_interrupt(tmp_path):
     assert "interrupted" in page and "Worker timeline" in page
 
 
+CHARTS_DONE = ("new Promise(r => { const t = setInterval(() => { if (document.body.dataset"
+               ".charts) { clearInterval(t); r(document.body.dataset.charts); } }, 20); })")
+
+
 def test_report_page_in_browser(finished_run, browser, artifacts, tmp_path):
     f, d, res = finished_run
     page = d / "report.html"
-    browser.open(page.as_uri(), settle_s=1.0)
-    assert browser.evaluate("document.body.dataset.charts") == "ready"
+    assert page.stat().st_size <= 1_500_000
+    browser.open(page.as_uri(), settle_s=0.3)
+    assert browser.evaluate(CHARTS_DONE) == "ready"
+    # the header's counts are the graph's
+    header = browser.evaluate("Array.from(document.querySelectorAll('table.facts tr'))"
+                              ".find(tr => tr.cells[0].textContent === 'counts').cells[1]"
+                              ".textContent")
+    drawn = browser.evaluate("Array.from(document.querySelectorAll('#graph g.node'))"
+                             ".filter(g => g.dataset.external !== 'true')"
+                             ".map(g => g.dataset.state)")
+    want = {s: drawn.count(s) for s in dict.fromkeys(drawn)}
+    assert dict((k, int(v)) for k, v in (p.rsplit(" ", 1) for p in header.split(", "))) == want
     charts = browser.evaluate("Array.from(document.querySelectorAll('.chart'))"
                               ".map(c => [c.id, c.querySelectorAll('svg.main-svg').length])")
     assert {c for c, _ in charts} == {"chart-timeline", "chart-gates", "chart-cost",
@@ -218,3 +253,26 @@ def test_report_page_in_browser(finished_run, browser, artifacts, tmp_path):
     assert browser.console_errors() == []
     assert browser.requests() == [page.as_uri()]
     browser.screenshot(artifacts / "run-report.png")
+
+
+def test_run_without_attempts_says_so_in_words(tmp_path, browser):
+    """No empty chart: a run that made no attempt says so, in words."""
+    d = tmp_path / "run"
+    d.mkdir()
+    evs = [{"kind": "run_started", "run_id": "x", "file": str(tmp_path / "missing.lean")},
+           {"kind": "run_finished", "run_id": "x"}]
+    (d / "events.jsonl").write_text("".join(
+        json.dumps({"v": 1, "seq": i + 1, "t": 100.0 + i, **e}) + "\n" for i, e in enumerate(evs)))
+    text_, s = build_report(d)
+    assert s["attempts"] == [] and s["series"] == []
+    page = tmp_path / "report.html"
+    page.write_text(text_)
+    assert page.stat().st_size <= 1_500_000
+    browser.open(page.as_uri(), settle_s=0.3)
+    assert browser.evaluate(CHARTS_DONE) == "ready"
+    assert browser.evaluate("document.querySelectorAll('.chart').length") == 0
+    words = browser.evaluate("Array.from(document.querySelectorAll('.empty-chart'))"
+                             ".map(p => p.id + ': ' + p.textContent)")
+    assert len(words) == 3 and any("No attempt ran" in w for w in words), words
+    assert browser.console_errors() == []
+    assert browser.requests() == [page.as_uri()]

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,15 @@ class Browser:
         path.write_bytes(base64.b64decode(r["data"]))
         return path
 
+    def pixels(self, selector: str, *, scale: float = 0.5) -> "Pixels":
+        """The element's area on screen as decoded pixels (a screenshot clipped to it)."""
+        r = self.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
+                          ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height];"
+                          " })()")
+        shot = self.send("Page.captureScreenshot", {"format": "png", "clip": {
+            "x": r[0], "y": r[1], "width": r[2], "height": r[3], "scale": scale}})
+        return decode_png(base64.b64decode(shot["data"]))
+
     # ---- what the page did --------------------------------------------------------------------
     def console_errors(self) -> list[str]:
         out = []
@@ -163,9 +173,10 @@ class Browser:
         return out
 
     def requests(self) -> list[str]:
-        """Every URL the page asked for (the page itself included)."""
-        return [ev["params"]["request"]["url"] for ev in self.events
-                if ev.get("method") == "Network.requestWillBeSent"]
+        """Every URL the page asked for (the page itself included), but ``data:`` and
+        ``blob:`` URLs: they are read from the page's own bytes (KaTeX's inlined fonts)."""
+        return [u for ev in self.events if ev.get("method") == "Network.requestWillBeSent"
+                and not (u := ev["params"]["request"]["url"]).startswith(("data:", "blob:"))]
 
     def close(self) -> None:
         try:
@@ -215,3 +226,68 @@ class Browser:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class Pixels:
+    def __init__(self, width: int, height: int, channels: int, data: bytes) -> None:
+        self.width, self.height, self.channels, self.data = width, height, channels, data
+
+    def rgb(self):
+        c = self.channels
+        for i in range(0, len(self.data), c):
+            yield self.data[i], self.data[i + 1], self.data[i + 2]
+
+    def ink(self, background: tuple[int, int, int] = (255, 255, 255), tol: int = 24) -> int:
+        """How many pixels differ from the background (a blank view: 0)."""
+        br, bg, bb = background
+        return sum(1 for r, g, b in self.rgb()
+                   if abs(r - br) + abs(g - bg) + abs(b - bb) > tol)
+
+    def near(self, colour: str, tol: int = 40) -> int:
+        """How many pixels are close to ``#rrggbb`` (e.g. a status colour)."""
+        cr, cg, cb = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        return sum(1 for r, g, b in self.rgb()
+                   if abs(r - cr) + abs(g - cg) + abs(b - cb) <= tol)
+
+
+def decode_png(raw: bytes) -> Pixels:
+    """An 8-bit RGB/RGBA, non-interlaced PNG (what Chromium's screenshots are)."""
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(raw):
+        n = int.from_bytes(raw[pos:pos + 4], "big")
+        kind, body = raw[pos + 4:pos + 8], raw[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height = int.from_bytes(body[:4], "big"), int.from_bytes(body[4:8], "big")
+            depth, colour, interlace = body[8], body[9], body[12]
+            if depth != 8 or colour not in (2, 6) or interlace:
+                raise ValueError(f"unsupported PNG: depth {depth}, colour type {colour}")
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    data = zlib.decompress(idat)
+    stride = width * channels
+    out = bytearray()
+    prev = bytearray(stride)
+    i = 0
+    for _ in range(height):
+        f, line = data[i], bytearray(data[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - channels] if x >= channels else 0
+            b = prev[x]
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                c = prev[x - channels] if x >= channels else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out += line
+        prev = line
+    return Pixels(width, height, channels, bytes(out))
