@@ -1,0 +1,161 @@
+"""^C in a real terminal, `timeout -s INT` and a SIGTERM to every process: the harness exits
+130 / 143 with its record, whatever its child processes made of the same signal.
+
+Under a pty the tty driver signals the whole foreground process group: the harness, and any
+child still in its group (gitpython's `git cat-file` helpers used to be; their death turned the
+interrupt into a BrokenPipeError and exit 0). Real subprocesses, the fake Lean, real git."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from harness.orchestrator.events import read_events
+from harness.orchestrator.state import run_dir
+from tests.orchestrator.support import fake_env, workspace
+from tests.orchestrator.test_run_cli import PY, harness
+from tests.orchestrator.test_run_stops import _fake_procs
+from tests.support.terminal import interrupt_in_terminal
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _procs_in(ws: Path, word: str) -> list[int]:
+    """Live processes working in ``ws`` whose command line holds ``word``."""
+    out = []
+    for e in os.listdir("/proc"):
+        if not e.isdigit():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{e}/cwd")
+            cmd = Path(f"/proc/{e}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        st = _stat(int(e))
+        if st and st[0] != "Z" and cwd.startswith(str(ws)) and word in cmd:
+            out.append(int(e))
+    return out
+
+
+def _hanging(ws: Path) -> Path:
+    """Every attempt hangs in the fake Lean until it is killed (no LLM: the tactic portfolio)."""
+    (ws / "harness.toml").write_text('[tactics]\ntactics = ["fake_hang"]\n')
+    return ws
+
+
+def _mid_run(ws: Path) -> bool:
+    """Attempts hang in Lean and the record's git helpers are up: the moment to interrupt."""
+    return len(_fake_procs(ws)) >= 2 and bool(_procs_in(ws, "cat-file"))
+
+
+def _kill_leftovers(ws: Path) -> list[int]:
+    left = _fake_procs(ws)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+def _check_interrupted(ws: Path, f: Path, code: int) -> dict:
+    d = run_dir(ws, f)
+    res = json.loads((d / "result.json").read_text())
+    assert res["stop_reason"] == "interrupted" and res["exit_code"] == code
+    assert res["counts"] == {"proved": 0, "open": 14, "blocked": 0}
+    assert (d / "report.html").is_file()
+    assert not (d / "lock.json").exists()
+    assert read_events(d / "events.jsonl").events[-1]["kind"] == "run_finished"
+    return res
+
+
+def _resume(ws: Path, f: Path) -> None:
+    """The next session takes over cleanly and finishes the run."""
+    (ws / "harness.toml").write_text('[tactics]\ntactics = ["omega"]\n')
+    again = harness(["run", str(f), "--json"], ws)
+    assert "took over a stale run lock" not in again.stdout + again.stderr
+    assert again.returncode == 0, again.stderr
+    res = json.loads(again.stdout)
+    assert res["sessions"] == 2 and res["counts"]["proved"] == 14
+
+
+def test_ctrl_c_in_a_terminal_interrupts_run(tmp_path) -> None:
+    f = workspace(tmp_path)
+    ws = _hanging(f.parent.parent)
+    try:
+        out = interrupt_in_terminal(["run", str(f), "--plain"], cwd=ws, env=fake_env(),
+                                    ready=lambda _: _mid_run(ws))
+    finally:
+        left = _kill_leftovers(ws)
+    assert out.pressed, out.output
+    assert out.status == 130, out.output
+    assert "harness: interrupted" in out.output and "Traceback" not in out.output
+    assert left == []
+    _check_interrupted(ws, f, 130)
+    _resume(ws, f)
+
+
+def test_timeout_sigint_interrupts_run(tmp_path) -> None:
+    """`timeout -s INT` signals its whole process group (coreutils' timeout.c: send_sig(0, …)
+    unless --foreground), git helpers included."""
+    f = workspace(tmp_path)
+    ws = _hanging(f.parent.parent)
+    p = subprocess.Popen(["timeout", "-s", "INT", "600", PY, "-m", "harness", "run", str(f),
+                          "--json"], cwd=ws, env=fake_env(), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _wait(lambda: _mid_run(ws), p)
+        timeout_pid = p.pid
+        os.kill(timeout_pid, signal.SIGINT)  # as when its time is up: it relays to the group
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        left = _kill_leftovers(ws)
+    assert left == []
+    assert p.returncode == 130, err
+    assert json.loads(out) == _check_interrupted(ws, f, 130)
+    _resume(ws, f)
+
+
+def test_sigterm_to_every_process_is_a_termination(tmp_path) -> None:
+    """A Slurm / Ray stop: SIGTERM to the harness and every process below it at once (git's
+    helpers too, whatever group they are in)."""
+    f = workspace(tmp_path)
+    ws = _hanging(f.parent.parent)
+    p = subprocess.Popen([PY, "-m", "harness", "run", str(f), "--json"], cwd=ws,
+                         env=fake_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        _wait(lambda: _mid_run(ws), p)
+        tree = [p.pid, *_procs_in(ws, "cat-file"), *_fake_procs(ws)]
+        for pid in tree:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        _kill_leftovers(ws)
+    assert p.returncode == 143, err
+    assert "harness: terminated" in err and "Traceback" not in err
+    assert json.loads(out) == _check_interrupted(ws, f, 143)
+    _resume(ws, f)
+
+
+def _wait(cond, p: subprocess.Popen, timeout: float = 90) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and p.poll() is None and not cond():
+        time.sleep(0.05)
+    assert p.poll() is None and cond(), "the command ended before it was interrupted"
