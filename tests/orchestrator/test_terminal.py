@@ -18,6 +18,7 @@ from harness.orchestrator.state import run_dir
 from tests.orchestrator.support import fake_env, workspace
 from tests.orchestrator.test_run_cli import PY, harness
 from tests.orchestrator.test_run_stops import _fake_procs
+from tests.library.conftest import lib_ws  # noqa: F401 - the fixture
 from tests.support.terminal import interrupt_in_terminal
 
 
@@ -159,3 +160,64 @@ def _wait(cond, p: subprocess.Popen, timeout: float = 90) -> None:
     while time.monotonic() < deadline and p.poll() is None and not cond():
         time.sleep(0.05)
     assert p.poll() is None and cond(), "the command ended before it was interrupted"
+
+
+# ---- the other long commands under a terminal ------------------------------------------------
+
+def _pids(pidfile: Path) -> list[int]:
+    return [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    st = _stat(pid)
+    return st is not None and st[0] != "Z"
+
+
+def test_ctrl_c_in_a_terminal_interrupts_prove(tmp_path) -> None:
+    f = workspace(tmp_path)
+    ws = _hanging(f.parent.parent)
+    before = f.read_bytes()
+    try:
+        out = interrupt_in_terminal(["prove", str(f), "lem:sum-to-succ", "--tactics", "--apply"],
+                                    cwd=ws, env=fake_env(), ready=lambda _: bool(_fake_procs(ws)))
+    finally:
+        left = _kill_leftovers(ws)
+    assert out.pressed and out.status == 130, out.output
+    assert "harness: interrupted" in out.output and "Traceback" not in out.output
+    assert left == []  # the Lean run (its own session) was killed, not left hanging
+    assert f.read_bytes() == before
+    assert list((ws / ".harness" / "tmp").glob("*")) == []
+
+
+def test_ctrl_c_in_a_terminal_interrupts_index(lib_ws: Path, tmp_path: Path) -> None:  # noqa: F811
+    """^C while Lean's exact pass runs (it hangs): 130; the next `index` builds the index."""
+    m = lib_ws / ".lake" / "packages" / "mathlib"
+    (m / "Mathlib.lean").write_text("import Mathlib.Analysis.Exp\n")
+    olean = m / ".lake" / "build" / "lib" / "lean" / "Mathlib.olean"
+    olean.parent.mkdir(parents=True)
+    olean.write_text("olean bytes")
+    pidfile = tmp_path / "pids"
+    env = fake_env({"FAKE_EXPORT": "hang", "FAKE_LEAN_PIDFILE": str(pidfile)})
+    out = interrupt_in_terminal(["index"], cwd=lib_ws, env=env,
+                                ready=lambda _: bool(_pids(pidfile)))
+    assert out.pressed and out.status == 130, out.output
+    assert "harness: interrupted" in out.output and "Traceback" not in out.output
+    assert not [p for p in _pids(pidfile) if _alive(p)]  # the hanging Lean group is gone
+    env.pop("FAKE_EXPORT")
+    again = subprocess.run([PY, "-m", "harness", "index", "--json"], cwd=lib_ws, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    rep = json.loads(again.stdout)
+    assert rep["decls"] > 10 and rep["exact"]["ran"]
+
+
+def test_ctrl_c_in_a_terminal_interrupts_graph(tmp_path) -> None:
+    from harness.blueprint.genproject import generate_project
+
+    generate_project(tmp_path, n_files=400, nodes_per_file=8, seed=1)  # seconds of layout
+    out_file = tmp_path / "graph.html"
+    out = interrupt_in_terminal(["graph", str(tmp_path), "-o", str(out_file)], cwd=tmp_path,
+                                env=fake_env(), ready=lambda o: "laying out the graph" in o)
+    assert out.pressed and out.status == 130, out.output
+    assert "harness: interrupted" in out.output and "Traceback" not in out.output
+    assert [p.name for p in tmp_path.iterdir() if "graph" in p.name] == []  # no partial file
