@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 from harness.orchestrator.events import read_events
@@ -154,8 +155,6 @@ def test_sigterm_to_every_process_is_a_termination(tmp_path) -> None:
 
 
 def _wait(cond, p: subprocess.Popen, timeout: float = 90) -> None:
-    import time
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and p.poll() is None and not cond():
         time.sleep(0.05)
@@ -221,3 +220,54 @@ def test_ctrl_c_in_a_terminal_interrupts_graph(tmp_path) -> None:
     assert out.pressed and out.status == 130, out.output
     assert "harness: interrupted" in out.output and "Traceback" not in out.output
     assert [p.name for p in tmp_path.iterdir() if "graph" in p.name] == []  # no partial file
+
+
+# ---- the CLI's exit status ---------------------------------------------------------------------
+
+def test_broken_pipe_is_success_only_when_our_stdout_closed(tmp_path, monkeypatch, capsys) -> None:
+    import harness.commands.plan as plan
+    from harness.blueprint.generate import generate_blueprint
+    from harness.cli import main
+
+    # `harness plan --json | head -c 100`: the reader left early; that is a normal end
+    f = workspace(tmp_path, generate_blueprint(1500, seed=2))
+    p = subprocess.Popen([PY, "-m", "harness", "plan", str(f), "--json"], cwd=f.parent,
+                         env=fake_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stdout.read(100)
+    p.stdout.close()
+    err = p.stderr.read().decode() if p.stderr else ""
+    assert p.wait(timeout=120) == 0, err
+    assert err == ""  # not even Python's "Exception ignored … BrokenPipeError"
+
+    # EPIPE on some other pipe (a dead child's) is a failure, never exit 0
+    def broken(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(plan, "run", broken)
+    assert main(["plan", str(f)]) == 3
+    assert "internal error: BrokenPipeError" in capsys.readouterr().err
+
+
+def test_a_swallowed_interrupt_still_exits_130(tmp_path, monkeypatch, capsys) -> None:
+    """Whatever a command makes of the signal (here: it catches it and reports success), the
+    exit status says the process was interrupted."""
+    import harness.commands.plan as plan
+    from harness.cli import main
+
+    def swallow(args):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the signal arrives first
+        except KeyboardInterrupt:
+            return 0
+        return 0
+
+    f = workspace(tmp_path)
+    monkeypatch.setattr(plan, "run", swallow)
+    old = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert main(["plan", str(f)]) == 130
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert capsys.readouterr().err.strip() == "harness: interrupted"
