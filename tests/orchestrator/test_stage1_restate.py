@@ -79,6 +79,9 @@ def test_a_statement_in_a_partly_proved_file_is_restated(tmp_path) -> None:
     assert res["counts"] == {"proved": 3, "open": 0, "blocked": 0}
     asked = [r.messages[-1]["content"] for r in reqs if role_of(r) == "refine"]
     assert len(asked) == 2 and "add_zero_lem" in asked[0]
+    first = next(r for r in reqs if role_of(r) == "refine")
+    assert "complete proofs included" in asked[0]  # the model is told proofs stay
+    assert "Proofs already in the file stay exactly as they are" in first.messages[0]["content"]
     assert "lem:add-zero changed, but Lean reported no error in it" in asked[1]
     evs = read_events(run_dir(ws, f) / "events.jsonl").events
     restated = [e for e in evs if e["kind"] == "restated"]
