@@ -5,11 +5,13 @@ our process group they receive the terminal's ^C (the tty signals the whole fore
 and die; the run's clean-up then writes to their dead pipes. So every git process starts in a
 process group of its own (same session: :func:`harness.orchestrator.procs.kill_children` kills
 only session leaders, the Lean runs, and must leave git alone), and :func:`revive` restarts a
-helper that died anyway (a `kill` of every process of a Slurm job, an OOM kill).
+helper that died anyway (a `kill` of every process of a Slurm job, an OOM kill);
+:func:`serialised` / :func:`serialised_read` serialise the record's git access around it.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import git
@@ -42,3 +44,35 @@ def revive(repo: git.Repo) -> bool:
     if dead:
         repo.git.clear_cache()
     return dead
+
+
+def serialised(fn: Any) -> Any:
+    """A method of an object with ``repo`` and ``_lock``: gitpython's repo (its `cat-file`
+    pipes) is not thread-safe, and the gate thread commits while the main thread reads the
+    head for new jobs. A dead helper is replaced first."""
+
+    @functools.wraps(fn)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            revive(self.repo)
+            return fn(self, *args, **kwargs)
+
+    return wrapper
+
+
+def serialised_read(fn: Any) -> Any:
+    """:func:`serialised` for a read, repeated once when a helper died during it (EPIPE, or a
+    truncated answer that would read as "no such commit")."""
+    inner = serialised(fn)
+
+    @functools.wraps(fn)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            try:
+                out = inner(self, *args, **kwargs)
+            except BrokenPipeError:
+                revive(self.repo)
+                return inner(self, *args, **kwargs)
+            return inner(self, *args, **kwargs) if revive(self.repo) else out
+
+    return wrapper

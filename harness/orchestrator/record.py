@@ -13,7 +13,6 @@ one step behind and refuses a file someone else edited.
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 import time
@@ -32,7 +31,9 @@ from harness.blueprint.model import Blueprint, BodyStatus
 from harness.blueprint.parse import parse_text
 from harness.blueprint.source import decode
 from harness.errors import HarnessError, InputError, UsageError
-from harness.orchestrator.gitrepo import Repo, revive
+from harness.orchestrator.gitrepo import Repo
+from harness.orchestrator.gitrepo import serialised as _git
+from harness.orchestrator.gitrepo import serialised_read as _git_read
 from harness.orchestrator.spanindex import SpanIndex
 from harness.orchestrator.state import atomic_write
 
@@ -83,38 +84,6 @@ class _InProcessWrites(GitCmdObjectDB):
 
 class CannotDecide(HarnessError):
     """The gate could not certify: nothing of this batch is merged."""
-
-
-def _git(fn):
-    """Serialise git access: gitpython's repo (its `git cat-file` pipe) is not thread-safe, and
-    the gate thread commits while the main thread reads the head for new jobs. A dead
-    `cat-file` helper is replaced first (harness.orchestrator.gitrepo.revive)."""
-
-    @functools.wraps(fn)
-    def wrapper(self, *args, **kwargs):
-        with self._lock:
-            revive(self.repo)
-            return fn(self, *args, **kwargs)
-
-    return wrapper
-
-
-def _git_read(fn):
-    """:func:`_git` for a read, which is repeated once when a helper died during it (EPIPE, or
-    a truncated answer that would read as "no such commit")."""
-    inner = _git(fn)
-
-    @functools.wraps(fn)
-    def wrapper(self, *args, **kwargs):
-        with self._lock:
-            try:
-                out = inner(self, *args, **kwargs)
-            except BrokenPipeError:
-                revive(self.repo)
-                return inner(self, *args, **kwargs)
-            return inner(self, *args, **kwargs) if revive(self.repo) else out
-
-    return wrapper
 
 
 class Record:
