@@ -11,12 +11,12 @@ import argparse
 import importlib
 import os
 import pkgutil
+import select
 import signal
 import sys
-import threading
 import traceback
 
-from harness import __version__
+from harness import __version__, signals
 from harness.gate.sanitize import printable
 from harness.errors import ExitCode, HarnessError
 
@@ -53,40 +53,77 @@ def _requested(argv: list[str]) -> str | None:
     return first if first in command_names() else None
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM: unwinds like Ctrl-C, so every command cleans up the same way (Lean process
-    groups killed, temporary files removed, run lock released, result written)."""
+# SIGTERM unwinds like Ctrl-C (harness/signals.py); kept under their old names here
+Terminated = signals.Terminated
+_on_sigterm = signals.on_signal
 
 
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise Terminated()
+def _stdout_closed() -> bool:
+    """Our stdout's reader is gone (`harness … | head`): the only EPIPE that means success.
+    A pipe's write end polls POLLERR once it has no reader, a tty POLLHUP once it hung up."""
+    try:
+        p = select.poll()
+        p.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in p.poll(0))
+    except (OSError, ValueError, AttributeError):  # no real stdout (e.g. captured in tests)
+        return False
+
+
+def _quiet_stdout() -> None:
+    """After our stdout closed: point it at /dev/null so the interpreter's final flush does
+    not print a second BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _interrupted(signum: int) -> int:
+    word = "terminated" if signum == signal.SIGTERM else "interrupted"
+    try:
+        print(f"harness: {word}", file=sys.stderr)
+    except (OSError, ValueError):  # stderr gone with the terminal: the status still says it
+        pass
+    return signals.exit_status(signum)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
+    signals.install()
     parser = build_parser(_requested(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return int(ExitCode.USAGE)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
     except HarnessError as err:
+        if signals.received():  # e.g. a child killed by the same ^C failed the clean-up
+            return _interrupted(signals.received())
         print(printable(err.line()), file=sys.stderr)
         return int(err.exit_code)
-    except Terminated:
-        print("harness: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
-    except KeyboardInterrupt:
-        print("harness: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return int(ExitCode.OK)
+    except KeyboardInterrupt as err:
+        sig = signals.received() or (signal.SIGTERM if isinstance(err, Terminated)
+                                     else signal.SIGINT)
+        return _interrupted(sig)
+    except BrokenPipeError as err:
+        if not signals.received() and _stdout_closed():
+            _quiet_stdout()
+            return int(ExitCode.OK)
+        return _failed(err)
     except Exception as err:  # a bug: still one line, unless debugging
-        if os.environ.get("HARNESS_DEBUG"):
-            traceback.print_exc()
-        print(f"harness: internal error: {type(err).__name__}: {err} "
-              "(set HARNESS_DEBUG=1 for the traceback)", file=sys.stderr)
-        return int(ExitCode.CANNOT_CERTIFY)
+        return _failed(err)
+    if signals.received():  # interrupted, whatever the command made of it
+        return _interrupted(signals.received())
+    return code
+
+
+def _failed(err: Exception) -> int:
+    if signals.received():  # a child process died of the same signal: still an interrupt
+        return _interrupted(signals.received())
+    if os.environ.get("HARNESS_DEBUG"):
+        traceback.print_exc()
+    print(f"harness: internal error: {type(err).__name__}: {err} "
+          "(set HARNESS_DEBUG=1 for the traceback)", file=sys.stderr)
+    return int(ExitCode.CANNOT_CERTIFY)

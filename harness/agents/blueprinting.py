@@ -7,7 +7,9 @@ contract.
 * refine: the construct role (its settings and contract) with its own prompt (refine.md),
   given the current file and the audit's blocking findings.
 * restate (stage 1's compile): the refine prompt, given Lean's errors; only the statements Lean
-  rejects may change, every other declaration stays byte-identical, no node appears or vanishes.
+  rejects may change, everything else stays byte-identical (complete proofs included: a partly
+  proved file can be repaired), a restated theorem keeps its proof or gets a `sorry`, no node
+  appears or vanishes.
 * audit: read-only; findings must name existing labels. Without a source, each node's informal
   statement is the reference; statements that stage 1 changed are shown before and after.
 * repair: a split may only insert new placeholder nodes before the node and change the node's
@@ -123,27 +125,69 @@ def reference(source: str | None) -> str:
 
 
 def restate_problems(old: Blueprint, lean: str, allowed: set[str]) -> list[str]:
-    """The restate contract on a new text: the same declarations in the same order, and only
-    the ``allowed`` ones (the nodes Lean rejected) changed."""
-    problems = blueprint_problems(lean)
+    """The restate contract on a new text. Only the ``allowed`` declarations (the nodes Lean
+    rejected) may change; everything else — other declarations with their proofs, and the text
+    between declarations — stays byte-identical. A restated theorem keeps its proof or has it
+    reset to a `sorry`/`sorry_using` placeholder (never a new proof: proofs go through stage
+    2's gate); a restated node keeps its label. The new text must parse, add no plan finding,
+    and its restated declarations use no forbidden construct. Unlike construct, a partly
+    proved file is fine: its complete proofs are simply kept."""
     try:
         new = parse_text(lean, old.path)
-    except HarnessError:
-        return problems  # blueprint_problems said why
+    except HarnessError as err:
+        return [err.line()]
     if [d.key for d in new.decls] != [d.key for d in old.decls]:
         gone = sorted({d.key for d in old.decls} - {d.key for d in new.decls})
         added = sorted({d.key for d in new.decls} - {d.key for d in old.decls})
-        problems.append("the declarations must stay the same, in the same order"
-                        + (f"; missing: {', '.join(gone)}" if gone else "")
-                        + (f"; new: {', '.join(added)}" if added else ""))
-        return problems
-    for d, nd in zip(old.decls, new.decls):
-        if (d.label or d.key) in allowed or d.key in allowed:
-            continue
-        if old.text[d.span.start:d.span.end] != new.text[nd.span.start:nd.span.end]:
-            problems.append(f"{d.label or d.key} changed, but Lean reported no error in it: "
-                            "change only the statements Lean rejects")
+        return ["the declarations must stay the same, in the same order"
+                + (f"; missing: {', '.join(gone)}" if gone else "")
+                + (f"; new: {', '.join(added)}" if added else "")]
+    pairs = list(zip(old.decls, new.decls))
+    restated = [(d.label or d.key) in allowed or d.key in allowed for d, _ in pairs]
+    touched = [pair for pair, r in zip(pairs, restated) if r]
+    problems = [f"{d.label or d.key} changed, but Lean reported no error in it: change only "
+                "the statements Lean rejects" for (d, nd), r in zip(pairs, restated) if not r
+                and old.text[d.span.start:d.span.end] != new.text[nd.span.start:nd.span.end]]
+    if not problems and _outside(old, [d for d, _ in touched]) != _outside(
+            new, [nd for _, nd in touched]):
+        problems.append("text between the declarations changed (an `open`, `variable`, "
+                        "`set_option`, …): keep everything but the rejected statements "
+                        "byte-identical")
+    for d, nd in touched:
+        name = d.label or d.key
+        problems += [f"{name}: {v}" for v in
+                     statement_violations(new.text[nd.span.start:nd.span.end])]
+        if nd.label != d.label:
+            problems.append(f"{name}: keep its blueprint attribute and label")
+        if d.kind.is_proof and _body(old, d) != _body(new, nd) and nd.status not in (
+                BodyStatus.SORRY, BodyStatus.SORRY_USING):
+            problems.append(f"{name}: keep its proof as it is, or reset it to a `sorry` "
+                            "placeholder if it no longer fits; a restate writes no new proof")
+        if d.kind.is_definition and not nd.status.is_complete \
+                and nd.status != BodyStatus.NO_BODY:
+            problems.append(f"{name}: definition is incomplete (definitions must be complete)")
+    before = {_unplaced(f.line()) for f in analyse(old).findings}
+    problems += [f.line() for f in analyse(new).findings if _unplaced(f.line()) not in before]
     return problems
+
+
+def _outside(bp: Blueprint, decls: list[Any]) -> list[str]:
+    """The text of ``bp`` around ``decls`` (in file order), in pieces; the file's final
+    newline aside (a fenced answer loses it; the caller puts it back)."""
+    out, at = [], 0
+    for d in decls:
+        out.append(bp.text[at:d.span.start])
+        at = d.span.end
+    return out + [bp.text[at:].rstrip("\n")]
+
+
+def _body(bp: Blueprint, d: Any) -> str:
+    return bp.text[d.body_span.start:d.body_span.end] if d.body_sep else ""
+
+
+def _unplaced(line: str) -> str:
+    """A finding without its FILE:LINE:COL (a restate moves the lines below it)."""
+    return line.split(": ", 1)[-1]
 
 
 def restate(text: str, source: str | None, findings: list[dict[str, Any]], *,
@@ -162,7 +206,9 @@ def restate(text: str, source: str | None, findings: list[dict[str, Any]], *,
         for d in bp.nodes if d.label in allowed)
     user = ("Lean rejects these statements of the blueprint (Lean errors). Change only the "
             "statements named below, only so that they elaborate, with exactly the same "
-            "mathematical meaning; keep every other declaration byte-identical. Answer with "
+            "mathematical meaning; keep every other declaration byte-identical, complete "
+            "proofs included, and the text between declarations too. A changed theorem keeps "
+            "its proof if it still fits, else its proof becomes `sorry`. Answer with "
             "the whole corrected file.\n\n## Lean errors\n" + listed
             + "\n\n## What the failing nodes must say (informal statements)\n"
             + (informal or "(none given)")

@@ -13,7 +13,6 @@ one step behind and refuses a file someone else edited.
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 import time
@@ -32,6 +31,9 @@ from harness.blueprint.model import Blueprint, BodyStatus
 from harness.blueprint.parse import parse_text
 from harness.blueprint.source import decode
 from harness.errors import HarnessError, InputError, UsageError
+from harness.orchestrator.gitrepo import Repo
+from harness.orchestrator.gitrepo import serialised as _git
+from harness.orchestrator.gitrepo import serialised_read as _git_read
 from harness.orchestrator.spanindex import SpanIndex
 from harness.orchestrator.state import atomic_write
 
@@ -84,18 +86,6 @@ class CannotDecide(HarnessError):
     """The gate could not certify: nothing of this batch is merged."""
 
 
-def _git(fn):
-    """Serialise git access: gitpython's repo (its `git cat-file` pipe) is not thread-safe, and
-    the gate thread commits while the main thread reads the head for new jobs."""
-
-    @functools.wraps(fn)
-    def wrapper(self, *args, **kwargs):
-        with self._lock:
-            return fn(self, *args, **kwargs)
-
-    return wrapper
-
-
 class Record:
     def __init__(self, workspace: Path, file: Path, *, init: bool = True) -> None:
         self.file = file.resolve()
@@ -104,13 +94,13 @@ class Record:
         self._lock = threading.RLock()
         self.file.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.repo = git.Repo(self.file.parent, search_parent_directories=True,
-                                 odbt=_InProcessWrites)
+            self.repo = Repo(self.file.parent, search_parent_directories=True,
+                             odbt=_InProcessWrites)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             if not init:
                 raise UsageError(f"{file}: not in a git repository") from None
-            git.Repo.init(workspace, initial_branch="main", kill_after_timeout=GIT_TIMEOUT_S)
-            self.repo = git.Repo(workspace, odbt=_InProcessWrites)
+            Repo.init(workspace, initial_branch="main", kill_after_timeout=GIT_TIMEOUT_S)
+            self.repo = Repo(workspace, odbt=_InProcessWrites)
             self.created = True
         root = Path(self.repo.working_tree_dir).resolve()  # type: ignore[arg-type]
         self.rel = self.file.relative_to(root).as_posix()
@@ -126,7 +116,7 @@ class Record:
             raise UsageError(f"{self.repo.working_tree_dir}: HEAD is detached; check out a "
                              "branch for the run") from None
 
-    @_git
+    @_git_read
     def head(self) -> str | None:
         try:
             return self.repo.head.commit.hexsha
@@ -146,7 +136,7 @@ class Record:
             n += 1
             c = c.parents[0] if c.parents else None
 
-    @_git
+    @_git_read
     def text_at(self, commit: str | None = None) -> str | None:
         try:
             c = self.repo.commit(commit or "HEAD")
@@ -162,7 +152,7 @@ class Record:
             raise UsageError(f"{self.file}: not committed on branch {self.branch}")
         return text
 
-    @_git
+    @_git_read
     def runs_commits(self, run_id: str, since: float | None = None) -> list[dict[str, str]]:
         """Trailers of this run's commits on the branch, newest first; the walk stops at the
         first commit made before ``since`` (the run's start, unix time)."""

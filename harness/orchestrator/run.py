@@ -9,6 +9,7 @@ make the working file equal the branch head, then run the stages. Every exit pat
 
 from __future__ import annotations
 
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness import signals
 from harness.blueprint.dag import analyse
 from harness.blueprint.imports import load_imports
 from harness.blueprint.parse import parse_text
@@ -261,13 +263,16 @@ class Session:
             return result
         except HarnessError as err:
             st = rebuild(log.events)
-            result = self._result(record, st, err.line(), dict(st.blocked), err.exit_code)
+            # a child killed by the same signal may fail first (harness/signals.py)
+            stop, code = _interrupted() or (err.line(), err.exit_code)
+            result = self._result(record, st, stop, dict(st.blocked), code)
             raise
         except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (the CLI raises it for both)
             procs.shield()  # a second signal must not cut the clean-up short
             procs.abort(lambda: False, timeout_s=2.0)
             # the CLI's exit status: 130 for SIGINT, 143 for SIGTERM (its `Terminated`)
-            term = type(err).__name__ == "Terminated"
+            sig = signals.received()
+            term = sig == signal.SIGTERM or (sig is None and isinstance(err, signals.Terminated))
             if term:
                 self._note("terminated by SIGTERM")
             st = rebuild(log.events)
@@ -275,12 +280,14 @@ class Session:
                                   TERMINATED if term else INTERRUPTED)
             raise
         finally:
+            procs.shield()  # whatever ended the session: its record is written in full
             try:
                 if result is None:  # an error: still leave a result behind
                     try:
                         st = rebuild(log.events)
-                        result = self._result(record, st, "stopped by an error",
-                                              dict(st.blocked), ExitCode.CANNOT_CERTIFY)
+                        stop, code = _interrupted() or ("stopped by an error",
+                                                        ExitCode.CANNOT_CERTIFY)
+                        result = self._result(record, st, stop, dict(st.blocked), code)
                     except Exception:  # noqa: BLE001 — never mask the original error
                         result = None
                 if result is not None:
@@ -402,6 +409,12 @@ class Session:
                          stop_reason=stop, exit_code=int(code), nodes=nodes, counts=counts,
                          attempts=sum(st.attempts.values()), tokens=st.tokens,
                          cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes)
+
+
+def _interrupted() -> tuple[str, int] | None:
+    """("interrupted", 130 / 143) once a signal stopped this process (harness/signals.py)."""
+    sig = signals.received()
+    return ("interrupted", signals.exit_status(sig)) if sig else None
 
 
 def _write_report(d: Path) -> None:

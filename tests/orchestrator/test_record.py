@@ -141,3 +141,25 @@ def test_commit_touches_only_the_blueprint(tmp_path) -> None:
     r.merge_batch(cands(OPEN[:1]), bogus_gate(), run_id="R", batch_id="b1")
     assert [d.a_path for d in r.repo.head.commit.diff("HEAD~1")] == ["B.lean"]
     assert "notes.txt" in [d.a_path for d in r.repo.index.diff("HEAD")]  # still staged
+
+
+def test_git_helpers_are_out_of_our_process_group_and_replaced_when_killed(tmp_path) -> None:
+    """A terminal's ^C signals our whole process group: gitpython's `cat-file` helpers are not
+    in it. One killed anyway (Slurm signals every process) is replaced, never read from dead."""
+    import os
+    import signal
+
+    rec = record_with(tmp_path)
+    head = rec.commit_text(BP, "start\n")
+    assert rec.text_at() == BP
+    helpers = [c.proc for c in (rec.repo.git.cat_file_all, rec.repo.git.cat_file_header)
+               if c is not None]
+    assert helpers
+    for proc in helpers:
+        assert os.getpgid(proc.pid) == proc.pid != os.getpgid(0)  # a group of its own
+        assert os.getsid(proc.pid) == os.getsid(0)  # not a session leader: procs.abort spares it
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    assert rec.head() == head
+    assert rec.text_at(head) == BP and rec.text_at() == BP
+    assert rec.runs_commits("no-such-run") == []
