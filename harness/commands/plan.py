@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(data)
         return int(code)
-    print_plan(console(), a, data, show_all=args.all)
+    out = console()
+    print_plan(out, a, data, show_all=args.all)
     if exact is not None:
         print_exact(out, exact)
     print_problems(a)

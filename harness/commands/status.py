@@ -4,7 +4,6 @@ if any). Long tables show the first nodes; `--all` shows every node and ordinary
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
