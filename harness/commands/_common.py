@@ -70,10 +70,11 @@ def print_problems(a: Analysis) -> None:
 
 
 def require_nodes(a: Analysis, path: Path) -> None:
-    """Nothing to plan: no blueprint node at all (as `graph` says it: exit 2, one line)."""
+    """Nothing to plan: no blueprint node at all (as `graph` says it: exit 2, one line). A file
+    whose text has findings (a dangling name, …) still gets them reported (exit 1)."""
     from harness.errors import InputError
 
-    if not any(a.decl(k).is_node for k in a.own):
+    if not a.findings and not any(a.decl(k).is_node for k in a.own):
         what = ("a Lake build file, not a blueprint" if path.name.startswith("lakefile")
                 else "no blueprint nodes here (no `@[blueprint …]` declaration, no informal "
                      "node)")
