@@ -74,6 +74,30 @@ def relocate(a: Analysis) -> None:
                 items[i] = replace(f, path=shown_path(path))
 
 
+_SAME_KIND = {"lemma": "theorem"}
+
+
+def kind_warnings(a: Analysis) -> None:
+    """A label shared by declarations of different kinds (a structure and a def, a def and a
+    theorem, across files too) is one node with both as parts: legal in LeanArchitect, but
+    rarely meant. Warned once per label (the parser already warns a def/theorem pair)."""
+    said = {w.label for w in a.warnings if w.code == "label-collision"}
+    for k in a.own:
+        parts = a.parts(k)
+        if len(parts) < 2 or k in said or a.is_informal(k):
+            continue
+        kinds = {_SAME_KIND.get(p.kind.value, p.kind.value) for p in parts}
+        if len(kinds) > 1:
+            first = parts[0]
+            base = _SAME_KIND.get(first.kind.value, first.kind.value)
+            other = next(p for p in parts
+                         if _SAME_KIND.get(p.kind.value, p.kind.value) != base)
+            a.warnings.append(Finding(
+                "label-collision", f"label `{k}` is shared by `{first.kind.value} {first.name}` "
+                f"and `{other.kind.value} {other.name}`: one node with both as parts",
+                a.graph.nodes[k].get("file") or a.blueprint.display_path, first.pos, k))
+
+
 def shown_path(path: str) -> str:
     """A path as a reader wants it: relative to the current directory when inside it."""
     try:
