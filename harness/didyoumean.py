@@ -20,3 +20,10 @@ def hint(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
     """`` (did you mean `x`?)`` or the empty string."""
     best = suggest(word, choices, cutoff)
     return f" (did you mean `{best}`?)" if best else ""
+
+
+def node_hint(bp, word: str) -> str:
+    """`` (did you mean `lem:sum-to-zero`?)`` among a blueprint's labels and Lean names."""
+    names = [d.label for d in bp.nodes if d.label] + [n for d in bp.decls for n in d.names]
+    short = [d.short_name for d in bp.decls if d.short_name]
+    return hint(word, [*names, *short])

@@ -47,11 +47,12 @@ def load(path: Path, lints: list[str] | None = None) -> Analysis:
     the file or in an imported one) raises InputError (exit 2). ``lints`` add findings."""
     from harness.blueprint.links import run_lints
     from harness.blueprint.project import load as load_target
-    from harness.report.summary import kind_warnings, relocate
+    from harness.report.summary import dangling_hints, kind_warnings, relocate
 
     a = load_target(path, find_workspace(path))
     a.findings.extend(run_lints(a, lints))
     kind_warnings(a)
+    dangling_hints(a)
     relocate(a)  # directory mode: each problem at its own file, not at the directory
     if lints and "crefs" in lints:  # the lint made dangling links findings: say them once
         a.warnings = [w for w in a.warnings if w.code != "dangling-link"]

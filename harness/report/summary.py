@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -96,6 +97,30 @@ def kind_warnings(a: Analysis) -> None:
                 "label-collision", f"label `{k}` is shared by `{first.kind.value} {first.name}` "
                 f"and `{other.kind.value} {other.name}`: one node with both as parts",
                 a.graph.nodes[k].get("file") or a.blueprint.display_path, first.pos, k))
+
+
+_NAMED = re.compile(r"names `([^`]+)`|\\(?:c?ref|uses)\{([^}]+)\}")
+
+
+def dangling_hints(a: Analysis) -> None:
+    """A reference to an unknown label or name gets the closest known one: `(did you mean
+    `lem:sum-to-zero`?)`."""
+    from harness.didyoumean import suggest
+
+    pool: list[str] | None = None
+    for items in (a.findings, a.warnings):
+        for i, f in enumerate(items):
+            if not f.code.startswith("dangling") or "did you mean" in f.message:
+                continue
+            m = _NAMED.search(f.message)
+            if m is None:
+                continue
+            if pool is None:
+                pool = [*a.graph.nodes, *(n for k in a.graph for p in a.parts(k) for n in p.names)]
+            word = (m.group(1) or m.group(2)).strip('"').removeprefix("label:")
+            best = suggest(word, pool, cutoff=0.75)
+            if best and best != word:
+                items[i] = replace(f, message=f"{f.message} (did you mean `{best}`?)")
 
 
 def shown_path(path: str) -> str:
