@@ -81,3 +81,4 @@ def require_nodes(a: Analysis, path: Path) -> None:
                 else "no blueprint nodes here (no `@[blueprint …]` declaration, no informal "
                      "node)")
         raise InputError(path, 1, 0, what)
+
