@@ -164,10 +164,18 @@ def _save_transcript(workspace: Path, attempt: AttemptResult) -> str | None:
         return None
 
 
+# the attempt's status and method in words (`--json` keeps the codes)
+STATUS_WORDS = {"proved": "proved", "failed": "not proved",
+                "cannot_certify": "not certified (nothing could check the proof)",
+                "budget": "stopped: the budget is spent", "unverified": "a candidate no Lean checked"}
+METHOD_WORDS = {"tactics": "with the tactic portfolio", "llm": "by the model"}
+
+
 def _human(a: AttemptResult, applied: bool, gate: list[str], record: str | None,
            lean_missing: str | None, apply: bool) -> None:
     c = console()
-    c.print(f"{a.label}: [bold]{a.status}[/bold] ({a.method}) — {a.reason}")
+    c.print(f"{a.label}: [bold]{STATUS_WORDS.get(a.status, a.status)}[/bold] "
+            f"{METHOD_WORDS.get(a.method, a.method)} — {a.reason}")
     if lean_missing:
         c.print(f"  note: {lean_missing}")
     if a.body:
