@@ -66,11 +66,16 @@ def relocate(a: Analysis) -> None:
     """Directory mode: a finding or warning raised against the project root (a directory, or a
     root module that only imports) is moved to the file its node is declared in."""
     root = a.blueprint.display_path
+    bp_path = a.blueprint.path
+    if bp_path is None or not (bp_path.is_dir() or not a.blueprint.decls):
+        return  # one file: its problems already name the files the user gave
     for items in (a.findings, a.warnings):
         for i, f in enumerate(items):
             path = f.path
             if path == root and f.label and f.label in a.graph:
                 path = a.graph.nodes[f.label].get("file") or path
+            # the project's files were found from the workspace (absolute): shown as the
+            # user's own frame, relative to the current directory
             if shown_path(path) != f.path:
                 items[i] = replace(f, path=shown_path(path))
 
