@@ -167,7 +167,8 @@ def _save_transcript(workspace: Path, attempt: AttemptResult) -> str | None:
 # the attempt's status and method in words (`--json` keeps the codes)
 STATUS_WORDS = {"proved": "proved", "failed": "not proved",
                 "cannot_certify": "not certified (nothing could check the proof)",
-                "budget": "stopped: the budget is spent", "unverified": "a candidate no Lean checked"}
+                "budget": "stopped: the budget is spent",
+                "unverified": "unverified (a candidate no Lean checked)"}
 METHOD_WORDS = {"tactics": "with the tactic portfolio", "llm": "by the model"}
 
 
