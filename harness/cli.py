@@ -11,21 +11,46 @@ import argparse
 import importlib
 import os
 import pkgutil
+import re
 import select
 import signal
 import sys
 import traceback
 
 from harness import __version__, signals
+from harness.didyoumean import hint
 from harness.gate.sanitize import printable
 from harness.errors import ExitCode, HarnessError
 
 EPILOG = "exit codes: 0 ok, 1 findings, 2 usage or input error, 3 cannot certify"
 
 
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it one line
+        m = _CHOICE.search(message)
+        if m:  # a mistyped command or choice
+            message += hint(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
         self.exit(int(ExitCode.USAGE), f"{self.prog}: error: {message}\n")
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args`` with a did-you-mean for a mistyped option (`--jsn`)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        sub = parser
+        command = getattr(args, "command", None)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+                sub = action.choices[command]
+        options = [o for a in sub._actions for o in a.option_strings]
+        bad = next((x for x in extra if x.startswith("-")), "")
+        parser.error(f"unrecognized argument{'s' if len(extra) > 1 else ''}: "
+                     f"{' '.join(extra)}" + (hint(bad.split("=", 1)[0], options) if bad
+                                             else ""))
+    return args
 
 
 def command_names() -> list[str]:
@@ -92,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     signals.install()
     parser = build_parser(_requested(argv))
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return int(ExitCode.USAGE)

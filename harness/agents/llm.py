@@ -119,6 +119,8 @@ class EndpointConfigError(LLMError, UsageError):
 
 
 CHECK_CONFIG = "check OPENAI_API_KEY / api_key_env and OPENAI_BASE_URL / endpoint.base_url"
+# nothing answered: the key cannot be the problem yet
+CHECK_URL = "is the server running? check OPENAI_BASE_URL / endpoint.base_url"
 
 
 # --------------------------------------------------------------------------- ledger
@@ -282,8 +284,8 @@ class LLMClient:
         msg = f"endpoint failed after {tries} tries: {last}"
         self._record(transcript, role.model, started, t0, tries, error=msg)
         if not self._answered and last.startswith("APIConnectionError"):  # never reached
-            raise EndpointConfigError(f"LLM endpoint {self.host} cannot be reached "
-                                      f"({tries} tries: {self._detail(last)}); {CHECK_CONFIG}")
+            raise EndpointConfigError(f"cannot connect to {self.url} ({tries} tries: "
+                                      f"{self._detail(last)}); {CHECK_URL}")
         raise LLMError(msg, status)
 
     # ---- preflight: does the endpoint answer at all? (harness.preflight.endpoint)
@@ -300,9 +302,9 @@ class LLMClient:
                 raise self._config_error(err) from None
             raise LLMError(self._describe(err), err.status_code) from None
         except (openai.APIConnectionError, openai.APITimeoutError) as err:
-            raise EndpointConfigError(f"LLM endpoint {self.host} cannot be reached "
+            raise EndpointConfigError(f"cannot connect to {self.url} "
                                       f"({self._detail(self._describe(err))}); "
-                                      f"{CHECK_CONFIG}") from None
+                                      f"{CHECK_URL}") from None
         except (ValueError, openai.APIResponseValidationError) as err:
             raise LLMError(f"malformed /models answer: {self.scrub(str(err))[:200]}") from None
         return [str(getattr(m, "id", "")) for m in (getattr(page, "data", None) or [])]
@@ -318,6 +320,12 @@ class LLMClient:
         """host[:port] of the endpoint actually used (never the key or a user:password part)."""
         url = self._client.base_url
         return f"{url.host}:{url.port}" if url.port else str(url.host)
+
+    @property
+    def url(self) -> str:
+        """The endpoint's URL without any user:password part."""
+        u = self._client.base_url
+        return f"{u.scheme}://{self.host}{u.path}".rstrip("/")
 
     def _detail(self, text: str) -> str:
         return " ".join(self.scrub(text).split())[:200]

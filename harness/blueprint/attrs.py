@@ -23,6 +23,11 @@ LIST_FIELDS = {"uses": "uses", "proofUses": "proof_uses"}
 TEXT_FIELDS = {"statement": "statement", "proof": "proof", "title": "title",
                "latexEnv": "latex_env", "latexLabel": "latex_label", "discussion": "discussion"}
 BOOL_FIELDS = {"notReady": "not_ready", "hasProof": "has_proof"}
+# LeanArchitect's options: `syntax blueprintOption` in Architect/Attribute.lean (statement,
+# hasProof, proof, uses, proofUses, title, notReady, discussion, latexEnv, latexLabel;
+# hanwenzhu/LeanArchitect 21433ee, lines 41-58). Forks add more (dashboard options), so an
+# unknown one is an error only when it is a near miss of a real one (a typo loses the field).
+OPTIONS = (*TEXT_FIELDS, *LIST_FIELDS, *BOOL_FIELDS)
 
 
 def split_entries(masked: str, start: int, end: int, text: str | None = None
@@ -81,6 +86,8 @@ def parse_blueprint(p: _Parser, start: int, end: int, attr_span: Span) -> Bluepr
         if close > end:
             raise p.error(i, "unterminated `blueprint` attribute field")
         name = fm.group(1)
+        if name not in OPTIONS:
+            _unknown_option(p, i + fm.group(0).index(name), name, attr.label or None)
         v_start = p.skip_trivia(fm.end(), close - 1)
         v_end = p.trim_end_text(v_start, close - 1)
         raw = text[v_start:v_end]
@@ -93,6 +100,16 @@ def parse_blueprint(p: _Parser, start: int, end: int, attr_span: Span) -> Bluepr
     if attr.latex_label:  # options are read after the positional label: the last one wins
         attr.label = attr.latex_label  # (Architect/Attribute.lean, `elabBlueprintConfig`)
     return attr
+
+
+def _unknown_option(p: _Parser, at: int, name: str, label: str | None) -> None:
+    from harness.didyoumean import suggest
+
+    best = suggest(name, OPTIONS, cutoff=0.75)
+    if best is not None:  # a typo: the field would be silently lost
+        raise p.error(at, f"unknown `blueprint` option `{name}` (did you mean `{best}`?)")
+    p.warn("unknown-option", at, f"`blueprint` option `{name}` is not one of LeanArchitect's ("
+           + ", ".join(OPTIONS) + "): kept, not read", label)
 
 
 def _region_end(p: _Parser, i: int) -> int:

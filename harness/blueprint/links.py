@@ -68,8 +68,14 @@ def link_warnings(a: Analysis) -> list[Finding]:
             if not link.resolved:
                 out.append(Finding("dangling-link", f"\\{link.macro}{{{link.target}}} in the "
                                    f"{link.where} of `{key}` names no node or label",
-                                   a.blueprint.display_path, d.pos, d.label))
+                                   file_of(a, key), d.pos, d.label))
     return out
+
+
+def file_of(a: Analysis, key: str) -> str:
+    """The file a vertex is declared in (in directory mode the analysis's own path is the
+    directory, which is no place to point a reader to)."""
+    return a.graph.nodes[key].get("file") or a.blueprint.display_path
 
 
 def lint_crefs(a: Analysis) -> list[Finding]:
@@ -77,7 +83,6 @@ def lint_crefs(a: Analysis) -> list[Finding]:
     exactly its lemma/theorem proof dependencies (definitions are exempt both ways), and every
     link resolves."""
     out: list[Finding] = []
-    path = a.blueprint.display_path
 
     def proof_node(k: str) -> bool:
         return k in a.graph and a.decl(k).is_node and a.decl(k).kind.is_proof
@@ -86,6 +91,7 @@ def lint_crefs(a: Analysis) -> list[Finding]:
         d = a.decl(key)
         if not d.is_node:
             continue
+        path = file_of(a, key)
         links = a.links.get(key, [])
         for link in links:
             if not link.resolved:

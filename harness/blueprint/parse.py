@@ -346,15 +346,22 @@ class _Parser(Source):
     def separator(self, kind: DeclKind, start: int, end: int) -> tuple[str, int, int]:
         """Find `:=`, `where` or the first `|` arm at bracket depth 0."""
         m = self.masked
-        depth = 0
+        opened: list[int] = []  # where each open bracket is (an unbalanced one is reported)
         binders = 0  # `let x := …` / `have h := …` in a statement own the next `:=`
         for mm in _SEPARATOR.finditer(m, start, end):
             tok = mm.group(0)
             if tok in _OPENERS:
-                depth += 1
+                opened.append(mm.start())
             elif tok in _CLOSERS:
-                depth = max(0, depth - 1)
-            elif depth == 0:
+                if not opened:
+                    raise self.error(mm.start(), f"unbalanced `{tok}` in the signature: no "
+                                     f"`{_OPENERS[_CLOSERS.index(tok)]}` to close")
+                want = _CLOSERS[_OPENERS.index(m[opened[-1]])]
+                if tok != want:
+                    raise self.error(mm.start(), f"`{tok}` closes `{m[opened[-1]]}` (opened at "
+                                     f"{self.pos(opened[-1])}): expected `{want}`")
+                opened.pop()
+            elif not opened:
                 s = mm.start()
                 if tok in ("let", "have"):
                     binders += 1
@@ -376,6 +383,10 @@ class _Parser(Source):
                 line = m[s:line_end if line_end != -1 else end]
                 if not line_head.strip() and "=>" in line:
                     return "|", s, s
+        if opened:  # Lean stops at the same place: the declaration has no end
+            o = opened[-1]
+            raise self.error(o, f"unbalanced `{m[o]}` in the signature: it is never closed "
+                             f"(expected `{_CLOSERS[_OPENERS.index(m[o])]}`)")
         return "", end, end
 
     def body_status(self, kind: DeclKind, body: Span) -> tuple[BodyStatus, list[str]]:

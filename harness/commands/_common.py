@@ -47,9 +47,13 @@ def load(path: Path, lints: list[str] | None = None) -> Analysis:
     the file or in an imported one) raises InputError (exit 2). ``lints`` add findings."""
     from harness.blueprint.links import run_lints
     from harness.blueprint.project import load as load_target
+    from harness.report.summary import dangling_hints, kind_warnings, relocate
 
     a = load_target(path, find_workspace(path))
     a.findings.extend(run_lints(a, lints))
+    kind_warnings(a)
+    dangling_hints(a)
+    relocate(a)  # directory mode: each problem at its own file, not at the directory
     if lints and "crefs" in lints:  # the lint made dangling links findings: say them once
         a.warnings = [w for w in a.warnings if w.code != "dangling-link"]
     return a
@@ -65,3 +69,16 @@ def print_problems(a: Analysis) -> None:
         print(safe(f.line()), file=sys.stderr)
     for w in a.warnings:
         print(safe(f"{w.line()} (warning)"), file=sys.stderr)
+
+
+def require_nodes(a: Analysis, path: Path) -> None:
+    """Nothing to plan: no blueprint node at all (as `graph` says it: exit 2, one line). A file
+    whose text has findings (a dangling name, …) still gets them reported (exit 1)."""
+    from harness.errors import InputError
+
+    if not a.findings and not any(a.decl(k).is_node for k in a.own):
+        what = ("a Lake build file, not a blueprint" if path.name.startswith("lakefile")
+                else "no blueprint nodes here (no `@[blueprint …]` declaration, no informal "
+                     "node)")
+        raise InputError(path, 1, 0, what)
+

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -61,6 +63,53 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+class BenchProgress:
+    """What a benchmark is doing and for how long, on stderr (stdout keeps the result): a live
+    line on a terminal, else a line per step and one every HEARTBEAT_S seconds."""
+
+    HEARTBEAT_S = 15.0
+
+    def __init__(self, what: str) -> None:
+        self.what, self.t0, self.current = what, time.perf_counter(), ""
+        self.con = err_console()
+        self.live = self.con.status(f"bench {what}…") if self.con.is_terminal else None
+        self.done = threading.Event()
+        self.beat = threading.Thread(target=self._beat, daemon=True)
+
+    def __enter__(self) -> BenchProgress:
+        if self.live is not None:
+            self.live.start()
+        self.beat.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.beat.join(timeout=1.0)
+        if self.live is not None:
+            self.live.stop()
+        self._say(f"done in {time.perf_counter() - self.t0:.1f} s")
+
+    def step(self, text: str) -> None:
+        self.current = text
+        self._say(text)
+
+    def _say(self, text: str) -> None:
+        line = f"bench {self.what}: {text}"
+        if self.live is not None:
+            self.live.update(f"{line} ({time.perf_counter() - self.t0:.0f} s)")
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    def _beat(self) -> None:
+        while not self.done.wait(1.0 if self.live is not None else self.HEARTBEAT_S):
+            elapsed = time.perf_counter() - self.t0
+            if self.live is not None:
+                self.live.update(f"bench {self.what}: {self.current} ({elapsed:.0f} s)")
+            else:
+                print(f"bench {self.what}: {self.current}, {elapsed:.0f} s so far", file=sys.stderr,
+                      flush=True)
+
+
 def measure(n_nodes: int, repeat: int) -> dict:
     """Best of ``repeat`` runs of parse + analyse. Like `timeit`, garbage from earlier runs is
     collected first and the cyclic GC is off while timing, so a full collection that happens to
@@ -90,8 +139,10 @@ def run(args: argparse.Namespace) -> int:
     if args.what != "parse":
         return run_other(args)
     nodes = args.nodes or 5000
-    with err_console().status(f"parse + plan: {nodes} and {nodes * args.scale} nodes…"):
+    with BenchProgress("parse") as progress:
+        progress.step(f"{nodes} nodes (1/2)")
         base = measure(nodes, args.repeat)
+        progress.step(f"{nodes * args.scale} nodes (2/2)")
         big = measure(nodes * args.scale, max(1, args.repeat // 2))
     result = {"benchmark": "parse+plan", "base": base, "scaled": big,
               "cpu_ratio": round(big["cpu_s"] / base["cpu_s"], 2),
@@ -109,12 +160,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_other(args: argparse.Namespace) -> int:
-    progress = err_console().status(f"bench {args.what}…")
-    progress.start()
-    try:
+    with BenchProgress(args.what) as progress:
+        progress.step("running")
         result = _other(args)
-    finally:
-        progress.stop()
     if args.json:
         emit_json(result)
     else:

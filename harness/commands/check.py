@@ -15,7 +15,8 @@ from rich.text import Text
 from harness.blueprint import parse_file
 from harness.blueprint.model import DeclKind
 from harness.commands._common import add_lean_args
-from harness.errors import ExitCode, UsageError
+from harness.didyoumean import node_hint
+from harness.errors import ExitCode, InputError, UsageError
 from harness.lean.run import DEFAULT_MEM_MB
 from harness.lean.toolchain import find_toolchain
 from harness.lean.verdict import FileVerdict, NodeVerdict, check_file
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         elif bp.by_name(lbl) is not None:
             keys.append(bp.by_name(lbl).key)
         else:
-            raise UsageError(f"{bp.display_path}: no node {lbl!r}")
+            raise InputError(bp.display_path, 1, 0, f"no node `{lbl}`" + node_hint(bp, lbl))
     labels = list(dict.fromkeys(keys)) or None
     workspace = find_workspace(path)
     tc = find_toolchain(workspace, args.lake)

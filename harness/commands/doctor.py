@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.commands._common import add_lake_arg
-from harness.errors import ExitCode, HarnessError
+from harness.errors import ExitCode, HarnessError, UsageError
 from harness.preflight.report import Check
 from harness.report.output import console, emit_json
 from harness.workspace import find_workspace
@@ -65,7 +65,9 @@ def checks(workspace: Path, config: Path | None, lake: str | None, model: str | 
 
 def run(args: argparse.Namespace) -> int:
     path: Path = args.path
-    workspace = find_workspace(path if path.exists() else Path("."))
+    if not path.exists():  # never check some other directory instead
+        raise UsageError(f"{path}: no such file or directory")
+    workspace = find_workspace(path)
     found = checks(workspace, args.config, args.lake, args.model, not args.offline)
     bad = any(c.status == "missing" for c in found)
     code = ExitCode.FINDINGS if bad else ExitCode.OK

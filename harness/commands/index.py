@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.commands._library import library_note
 from harness.errors import ExitCode
 from harness.library.model import ExactReport
 from harness.report.output import console, emit_json
@@ -48,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.library.exact import exact_step
 
     ws = workspace_of(args.workspace)
+    note = library_note(ws)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     step, skipped = exact_step(ws, args.exact, lake=args.lake, timeout_s=args.exact_timeout)
     with build_progress(not args.json) as progress:
         if step is not None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from harness.errors import ExitCode, UsageError
 from harness.fsutil import atomic_write
 from harness.report.output import console, emit_json
-from harness.workspace import find_workspace
+from harness.workspace import LAKEFILES, find_workspace
 
 OPENAI = '''# harness.toml — written by `python -m harness init --openai`; see docs/orchestrator.md.
 # The API key is read from the variable named here; never put the key itself in this file.
@@ -106,7 +106,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model is not None and (not args.model.strip() or '"' in args.model):
         raise UsageError("--model: give a model name (no quotes)")
-    out: Path = args.output or find_workspace(Path(".")) / CONFIG_NAME
+    if args.output is None:  # outside a workspace: refuse, as `search` and `index` do
+        ws = find_workspace(Path.cwd())
+        if not any((ws / f).is_file() for f in LAKEFILES):
+            raise UsageError(".: not inside a Lake workspace (no lakefile.lean or lakefile.toml "
+                             "here or above); run it in the workspace, or pass -o FILE")
+        out: Path = ws / CONFIG_NAME
+    else:
+        out = args.output
     text = render(args.vllm, args.model)
     backup = None
     if out.exists() or out.is_symlink():

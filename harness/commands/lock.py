@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
                 "statements are locked by their normalised source")
     out = args.output or default_lock_path(args.file)
     lock.save(out)
-    nodes = sum(1 for e in lock.entries if e.label)
+    # nodes as `plan` counts them: one per label (parts sharing a label are one node)
+    nodes = len({d.label for d in bp.decls if d.label} | {n.label for n in bp.informal})
     typed = sum(1 for e in lock.entries if e.type_hash)
     if note:
         err_console().print(escape(note))
@@ -84,6 +85,17 @@ def run(args: argparse.Namespace) -> int:
         c.print(f"locked {len(lock.entries)} declarations ({nodes} blueprint nodes) -> "
                 f"{escape(str(out))}" + (f"; {typed} elaborated-type hashes" if typed else ""))
         if lock.forbidden:
-            c.print(f"{sum(lock.forbidden.values())} forbidden construct(s) already present are "
-                    "allowed to stay (see docs/trust.md)")
+            c.print(present_line(lock.forbidden))
     return int(ExitCode.OK)
+
+
+def present_line(present: dict[str, int]) -> str:
+    """The file's own commands that a proof may not add (its imports, options, …): they are
+    recorded as part of the file and stay; only new ones are rejected (docs/trust.md)."""
+    by_kind: dict[str, int] = {}
+    for group, n in present.items():  # "kind|where": where is `header` or a declaration
+        kind = group.split("|", 1)[0]
+        by_kind[kind] = by_kind.get(kind, 0) + n
+    what = ", ".join(f"{n} `{kind}`" for kind, n in sorted(by_kind.items()))
+    return (f"already in the file and recorded as it is: {what} (a proof may not add more; "
+            "docs/trust.md)")

@@ -9,9 +9,10 @@ import argparse
 
 from harness.commands._common import (
     add_file_arg, add_json_arg, add_lean_args, add_lint_arg, load, print_problems,
+    require_nodes,
 )
 from harness.errors import ExitCode
-from harness.report.output import console, emit_json
+from harness.report.output import LIST_LIMIT, clipped, console, emit_json
 from harness.report.summary import plan_dict
 
 
@@ -24,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--exact", action="store_true",
                    help="take the dependencies from LeanArchitect (`lake build :blueprintJson`; "
                         "needs Lean) and report where the text inference disagreed")
+    p.add_argument("--all", action="store_true",
+                   help=f"list every ready node, layer and target (else the first {LIST_LIMIT})")
     add_lean_args(p)
     p.set_defaults(func=run)
 
@@ -34,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
         a, exact = load_exact(args)
     else:
         a = load(args.file, args.lint)
+    require_nodes(a, args.file)
     data = plan_dict(a)
     if exact is not None:
         data["exact"] = exact
@@ -42,28 +46,56 @@ def run(args: argparse.Namespace) -> int:
         emit_json(data)
         return int(code)
     out = console()
-    c = data["counts"]
-    st = c["by_state"]
-    out.print(f"[bold]{data['file']}[/]: {c['nodes']} nodes, {c['context']} context declarations; "
-              f"{st.get('proved', 0)} proved, {st.get('ready', 0)} ready, "
-              f"{st.get('open', 0) + st.get('waiting', 0)} waiting on dependencies")
-    out.print("\n[bold]Ready now[/] (dynamic leaves, critical-path priority):")
-    for i, leaf in enumerate(data["leaves"], 1):
-        out.print(f"  {i:>3}. {leaf['key']}  [dim](priority {leaf['priority']}, "
-                  f"line {leaf['line']})[/]")
-    if not data["leaves"]:
-        out.print("  (none)")
-    out.print("\n[bold]Layers[/] (topological):")
-    on_cycle = {k for c in a.cycles for k in c}
-    for i, layer in enumerate(data["layers"]):
-        out.print(f"  {i}: " + ", ".join(f"{k} (cycle)" if k in on_cycle else k for k in layer))
-    if data["critical_path"]:
-        out.print("\n[bold]Critical path[/]: " + " -> ".join(data["critical_path"]))
-    out.print("[bold]Targets[/]: " + (", ".join(data["targets"]) or "(none)"))
+    print_plan(out, a, data, show_all=args.all)
     if exact is not None:
         print_exact(out, exact)
     print_problems(a)
     return int(code)
+
+
+def headline(data: dict) -> str:
+    """`FILE: N nodes (M ordinary declarations not counted); P proved, R ready, W waiting`."""
+    c = data["counts"]
+    st = c["by_state"]
+    ordinary = ""
+    if c["context"]:
+        ordinary = f" ({c['context']} ordinary declarations not counted" + (
+            f", {c['context_unfinished']} of them unfinished" if c["context_unfinished"]
+            else "") + ")"
+    informal = f", {st['informal']} informal" if st.get("informal") else ""
+    return (f"[bold]{data['file']}[/]: {c['nodes']} blueprint nodes{ordinary}; "
+            f"{st.get('proved', 0)} proved, {st.get('ready', 0)} ready, "
+            f"{st.get('open', 0) + st.get('waiting', 0)} waiting on dependencies{informal}")
+
+
+def print_plan(out, a, data: dict, *, show_all: bool) -> None:
+    limit = None if show_all else LIST_LIMIT
+    out.print(headline(data))
+    leaves = data["leaves"]
+    out.print("\n[bold]Ready now[/] (dynamic leaves, critical-path priority):")
+    for i, leaf in enumerate(leaves[:limit], 1):
+        where = f"{leaf['file']}:{leaf['line']}" if leaf.get("file") else f"line {leaf['line']}"
+        out.print(f"  {i:>3}. {leaf['key']}  [dim](priority {leaf['priority']}, {where})[/]")
+    if limit is not None and len(leaves) > limit:
+        out.print(f"  … and {len(leaves) - limit} more (`--all` lists every one)")
+    if not leaves:
+        out.print("  (none)")
+    layers = data["layers"]
+    on_cycle = {k for c in a.cycles for k in c}
+    out.print(f"\n[bold]Layers[/] (topological): {len(layers)}, widest "
+              f"{max(map(len, layers), default=0)}")
+    width = None if show_all else 8
+    for i, layer in enumerate(layers[:limit]):
+        names = [f"{k} (cycle)" if k in on_cycle else k for k in layer]
+        out.print(f"  {i}: " + clipped(names, width))
+    if limit is not None and len(layers) > limit:
+        out.print(f"  … and {len(layers) - limit} more layers (`--all`)")
+    path = data["critical_path"]
+    if path:
+        out.print(f"\n[bold]Critical path[/] ({len(path)} nodes): "
+                  + clipped(path, limit, " -> "))
+    out.print(f"[bold]Targets[/] ({len(data['targets'])}): "
+              + (clipped(data["targets"], limit) or "(none)"))
 
 
 def load_exact(args: argparse.Namespace):

@@ -28,6 +28,7 @@ from harness.agents.llm import LLMClient
 from harness.agents.prover import AttemptResult, prove_node
 from harness.blueprint.source import parse_file
 from harness.commands._common import add_lake_arg
+from harness.didyoumean import node_hint
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError, UsageError
 from harness.lean.toolchain import Toolchain, find_toolchain
 from harness.report.output import console, emit_json, err_console
@@ -66,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyError:
         decl = bp.by_name(args.label)
         if decl is None or decl.label is None:
-            raise InputError(path, 1, 0, f"no blueprint node `{args.label}`") from None
+            raise InputError(path, 1, 0, f"no blueprint node `{args.label}`"
+                             + node_hint(bp, args.label)) from None
     shared = [d for d in bp.nodes if d.label == args.label]
     if len(shared) > 1 and decl.key != args.label:  # one node, several declarations
         raise UsageError(f"{path}:{decl.pos.line}:{decl.pos.col}: label `{args.label}` has "
@@ -162,10 +164,19 @@ def _save_transcript(workspace: Path, attempt: AttemptResult) -> str | None:
         return None
 
 
+# the attempt's status and method in words (`--json` keeps the codes)
+STATUS_WORDS = {"proved": "proved", "failed": "not proved",
+                "cannot_certify": "not certified (nothing could check the proof)",
+                "budget": "stopped: the budget is spent",
+                "unverified": "unverified (a candidate no Lean checked)"}
+METHOD_WORDS = {"tactics": "with the tactic portfolio", "llm": "by the model"}
+
+
 def _human(a: AttemptResult, applied: bool, gate: list[str], record: str | None,
            lean_missing: str | None, apply: bool) -> None:
     c = console()
-    c.print(f"{a.label}: [bold]{a.status}[/bold] ({a.method}) — {a.reason}")
+    c.print(f"{a.label}: [bold]{STATUS_WORDS.get(a.status, a.status)}[/bold] "
+            f"{METHOD_WORDS.get(a.method, a.method)} — {a.reason}")
     if lean_missing:
         c.print(f"  note: {lean_missing}")
     if a.body:

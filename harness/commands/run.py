@@ -149,6 +149,7 @@ def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
     drawn. Bad input stops here with its one-line error (exit 2)."""
     from harness.commands._common import load
     from harness.commands.graph import write_graph
+    from harness.report.output import LIST_LIMIT, clipped
     from harness.report.summary import plan_dict
     from harness.workspace import harness_dir
 
@@ -162,9 +163,9 @@ def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
     c = data["counts"]["by_state"]
     out.print(f"[bold]{data['file']}[/]: {data['counts']['nodes']} nodes; "
               f"{c.get('proved', 0)} proved, {c.get('ready', 0)} ready now: "
-              + ", ".join(x["key"] for x in data["leaves"]))
+              + clipped([x["key"] for x in data["leaves"]], LIST_LIMIT))
     if data["critical_path"]:
-        out.print("critical path: " + " -> ".join(data["critical_path"]))
+        out.print("critical path: " + clipped(data["critical_path"], LIST_LIMIT, " -> "))
     out.print(f"graph: {graph}")
     for f in a.findings:
         out.print(f.line())

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from harness.commands._library import library_note
 from harness.errors import ExitCode, UsageError
 from harness.report.output import console, emit_json
 
@@ -54,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.batch}:1:0: cannot read: {why}") from None
         queries = [q.strip() for q in raw.splitlines() if q.strip()]
     ws = workspace_of(args.workspace)
+    note = library_note(ws)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     with build_progress(not args.json and args.batch is None) as progress:
         ix = open_index(ws, progress=progress)
     try:
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         ix.close()
     if args.json:
-        emit_json({"query": text, "hits": [_hit(h) for h in hits]})
+        emit_json({"query": text, "hits": [_hit(h) for h in hits], "note": note})
         return int(ExitCode.OK if hits else ExitCode.FINDINGS)
     out = console()
     if not hits:

@@ -19,7 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dag", type=Path, help='DAG.json: {"nodes":[{"id","duration"}], '
-                                              '"edges":[[a,b]]} (a before b)')
+                                              '"edges":[[a,b]]} (a before b), or the JSON '
+                                              '`harness graph -o x.json` writes (a node to '
+                                              'prove takes 600 s)')
     src.add_argument("--generate", type=int, metavar="N",
                      help="use a generated heavy-tailed blueprint-shaped DAG of N nodes")
     p.add_argument("--workers", "-P", type=int, default=4)

@@ -1,19 +1,23 @@
-"""`harness status FILE` — counts by status and a table of nodes (plus a live run, if any)."""
+"""`harness status FILE|DIR` — counts by state and a table of the blueprint nodes (plus the run,
+if any). Long tables show the first nodes; `--all` shows every node and ordinary declaration."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from rich.markup import escape
 from rich.table import Table
 
 from harness.commands._common import (
-    add_file_arg, add_json_arg, add_lint_arg, load, print_problems,
+    add_file_arg, add_json_arg, add_lint_arg, load, print_problems, require_nodes,
 )
+from harness.commands.plan import headline
 from harness.errors import ExitCode
 from harness.report.output import console, emit_json, safe
-from harness.report.summary import counts, finding_dict, node_dict
+from harness.report.nodeview import node_view
+from harness.report.summary import counts, finding_dict, node_dict, shown_path
 
+TABLE_LIMIT = 50
 STATE_STYLE = {"proved": "green", "ready": "cyan", "waiting": "yellow", "open": "white",
                "informal": "magenta"}
 
@@ -23,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_file_arg(p)
     add_json_arg(p)
     add_lint_arg(p)
-    p.add_argument("--all", action="store_true", help="include unannotated context declarations")
+    p.add_argument("--all", action="store_true",
+                   help=f"every node (else the first {TABLE_LIMIT}) and the ordinary "
+                        "declarations too")
     p.set_defaults(func=run)
 
 
@@ -39,36 +45,70 @@ def live_state(file) -> dict | None:
 
 def run(args: argparse.Namespace) -> int:
     a = load(args.file, args.lint)
-    keys = [k for k in a.own if args.all or a.decl(k).is_node]
-    rows = [node_dict(a, k) for k in keys]
+    require_nodes(a, args.file)
+    view = node_view(a)
+    keys = list(a.own) if args.all else view.own
+    rows = [node_dict(a, k, view.priority) for k in keys]
     live = live_state(args.file) if args.file.is_file() else None
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK
+    c = counts(a, view)
     if args.json:
-        emit_json({"file": a.blueprint.display_path, "counts": counts(a), "nodes": rows,
+        emit_json({"file": a.blueprint.display_path, "counts": c, "nodes": rows,
                    "findings": [finding_dict(f) for f in a.findings],
                    "warnings": [finding_dict(f) for f in a.warnings], "run": live})
         return int(code)
     out = console()
-    c = counts(a)
-    out.print(f"[bold]{a.blueprint.display_path}[/]: " + ", ".join(
-        f"{n} {s}" for s, n in sorted(c["by_state"].items())) + f" ({c['nodes']} nodes)")
+    out.print(headline({"file": a.blueprint.display_path, "counts": c}))
     t = Table(show_edge=False, pad_edge=False)
-    for col in ("node", "kind", "body", "state", "prio", "line"):
+    for col in ("node", "kind", "body", "state", "prio", "where"):
         t.add_column(col)
-    for r in rows:
+    shown = rows if args.all else rows[:TABLE_LIMIT]
+    for r in shown:
         style = STATE_STYLE.get(r["state"], "")
         t.add_row(safe(r["key"]), r["kind"], r["body"], f"[{style}]{r['state']}[/]",
                   str(r["priority"]),
-                  f"{Path(r['file']).name}:{r['line']}" if r["file"] else str(r["line"]))
+                  f"{shown_path(r['file'])}:{r['line']}" if r["file"] else str(r["line"]))
     out.print(t)
+    if len(shown) < len(rows):
+        out.print(f"… and {len(rows) - len(shown)} more nodes (`--all` lists every one, "
+                  "with the ordinary declarations)")
     # the states are read from the text (no Lean): say so where a reader might take them as proofs
     out.print("[dim]state is read from the text; what Lean accepts: `harness check FILE`[/]")
     if live:
-        out.print(f"[bold]Run[/] {live.get('run_id', '?')}: " + ", ".join(
-            f"{k}={v}" for k, v in live.items() if k != "run_id" and not isinstance(v, (dict, list))))
+        out.print(describe_run(live))
         _print_placement(out, live)
     print_problems(a)
     return int(code)
+
+
+def describe_run(live: dict) -> str:
+    """The run state in words (not a dump of its fields)."""
+    head = f"[bold]Run[/] {escape(str(live.get('run_id', '?')))}: "
+    if live.get("error"):
+        return head + escape(str(live["error"]))
+    if live.get("active"):
+        state = f"running (pid {live.get('pid')}), stage {live.get('stage')}"
+    elif live.get("finished"):
+        state = "finished"
+    else:
+        state = (f"stopped in stage {live.get('stage')} before finishing (`harness run` "
+                 "resumes it)")
+    parts = [state, f"{live.get('attempts', 0)} attempts", f"{live.get('merged', 0)} nodes merged"]
+    if live.get("pending_gate"):
+        parts.append(f"{live['pending_gate']} waiting for the gate")
+    if live.get("blocked"):
+        parts.append(f"{len(live['blocked'])} blocked")
+    if live.get("workers"):
+        parts.append(f"{len(live['workers'])} attempts in flight")
+    if live.get("tokens"):
+        parts.append(f"{live['tokens']} tokens, ${live.get('cost', 0):.2f}")
+    if live.get("lost"):
+        parts.append(f"{live['lost']} attempts lost")
+    if live.get("stale_lock"):
+        parts.append("a stale run lock (its process is gone)")
+    if live.get("torn_log"):
+        parts.append("the event log ends in a torn line (ignored)")
+    return head + "; ".join(parts)
 
 
 def _print_placement(out, live: dict) -> None:

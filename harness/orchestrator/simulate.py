@@ -49,6 +49,8 @@ def load_dag(path: Path) -> SimDag:
         raw = json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(path, err.lineno, err.colno - 1, f"invalid JSON: {err.msg}") from None
+    if _is_graph_json(raw):
+        raw = from_graph_json(raw)
     try:
         dag = SimDag.model_validate(raw)
     except ValidationError as err:
@@ -71,6 +73,37 @@ def load_dag(path: Path) -> SimDag:
         cyc = " -> ".join(a for a, _ in nx.find_cycle(g))
         raise InputError(path, 1, 0, f"the graph has a cycle: {cyc}")
     return dag
+
+
+# the duration of a node still to prove when the graph says nothing of time (the median of
+# :func:`generate_dag`'s attempts); proved nodes and those with a complete body take none
+DEFAULT_DURATION_S = 600.0
+
+
+def _is_graph_json(raw: object) -> bool:
+    """The JSON `harness graph -o x.json` writes: nodes keyed by `key`, edges source/target."""
+    return (isinstance(raw, dict) and isinstance(raw.get("nodes"), list)
+            and any(isinstance(n, dict) and "key" in n and "id" not in n for n in raw["nodes"]))
+
+
+def from_graph_json(raw: dict) -> dict:
+    """`harness graph`'s JSON as a DAG.json: every node its `key`; a node to prove (state ready
+    or open, or a body with `sorry`) takes ``duration`` if given, else DEFAULT_DURATION_S."""
+    nodes, edges = [], []
+    for n in raw["nodes"]:
+        if not isinstance(n, dict) or "key" not in n:
+            continue
+        todo = n.get("state") in ("ready", "open", "blocked") or n.get("body") in (
+            "sorry", "sorry_using", "admit", "no_body")
+        done = n.get("state") in ("proved", "informal")
+        dur = n.get("duration", DEFAULT_DURATION_S if todo and not done else 0.0)
+        nodes.append({"id": n["key"], "duration": dur})
+    for e in raw.get("edges") or []:
+        if isinstance(e, dict) and "source" in e and "target" in e:
+            edges.append((e["source"], e["target"]))
+        elif isinstance(e, (list, tuple)) and len(e) >= 2:
+            edges.append((e[0], e[1]))
+    return {"nodes": nodes, "edges": edges}
 
 
 def _locate(text: str, loc: tuple, raw: object) -> tuple[int, int]:

@@ -92,8 +92,9 @@ def stage1(*, record: Record, log: EventLog, state: RunState, agents: Stage1Agen
         text = record.head_text()
         lock(text)
         log.append("locked", commit=record.head(), audited=False)
-        msg = ("no source or no LLM endpoint: the fidelity audit was skipped; the statements "
-               "are locked as they are")
+        why = ("no LLM endpoint" if agents is None else
+               "no source text to audit against (give --source)")
+        msg = f"{why}: the fidelity audit was skipped; the statements are locked as they are"
         notify("note", {"message": msg})
         return Stage1Outcome(True, msg)
     for rnd in range(state.stage1_rounds + 1, max_rounds + 1):

@@ -1,5 +1,5 @@
 """The preflight's data: one :class:`Check` per thing that must be in place, and the rule that
-turns the first blocking problem into a one-line usage error (exit 2) before any work starts."""
+turns the blocking problems into a usage error (exit 2, one line each) before any work starts."""
 
 from __future__ import annotations
 
@@ -26,10 +26,14 @@ class Check(BaseModel):
 
 
 def enforce(checks: list[Check]) -> None:
-    """Raise the first blocking problem as a UsageError (one line: what is wrong, what to set)."""
-    for c in checks:
-        if c.status == "missing" and c.blocking:
-            raise UsageError(f"preflight: {c.line()}")
+    """Raise every blocking problem at once as a UsageError: one line each (what is wrong, what
+    to set), then the other missing things a fix would run into next (no Lean, …)."""
+    blocking = [c for c in checks if c.status == "missing" and c.blocking]
+    if not blocking:
+        return
+    also = [c for c in checks if c.status == "missing" and not c.blocking]
+    raise UsageError("\n".join([f"preflight: {c.line()}" for c in blocking]
+                               + [f"preflight: also {c.line()}" for c in also]))
 
 
 def roles_for(command: str, stage: str = "all", *, source: bool = False) -> tuple[str, ...]:

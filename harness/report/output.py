@@ -61,3 +61,13 @@ def err_console() -> Console:
     if not c.is_terminal:
         c = SafeConsole(stderr=True, highlight=False, soft_wrap=True, width=PLAIN_WIDTH)
     return c
+
+
+LIST_LIMIT = 20  # a long listing shows this many, then says how many more (`--all`: all)
+
+
+def clipped(items: list[str], limit: int | None, sep: str = ", ") -> str:
+    """``items`` joined, cut after ``limit`` (None: all) with a count of the rest."""
+    if limit is None or len(items) <= limit:
+        return sep.join(items)
+    return sep.join(items[:limit]) + f"{sep}… (+{len(items) - limit} more)"

@@ -128,7 +128,7 @@ def test_unreachable_endpoint_is_a_usage_error_but_a_later_outage_is_not(llm):
     c = LLMClient(Endpoint(f"http://127.0.0.1:{port}/v1", KEY), _cfg(), sleep=lambda s: None)
     with pytest.raises(EndpointConfigError) as e:
         c.chat([{"role": "user", "content": "x"}], role=c.cfg.role("prove"), role_name="prove")
-    assert f"127.0.0.1:{port} cannot be reached" in e.value.line()
+    assert f"cannot connect to http://127.0.0.1:{port}" in e.value.line()
     # an endpoint that answered once and then went away: transient, not a configuration error
     srv = llm([text("fine")])
     c = LLMClient(Endpoint(srv.base_url, KEY), _cfg(), sleep=lambda s: None)

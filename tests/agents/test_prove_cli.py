@@ -30,7 +30,7 @@ def test_tactics_without_endpoint_prints_verdict(demo_ws, fake_lake, clean_env, 
     f = demo_ws / "Demo.lean"
     before = f.read_bytes()
     code, out, _ = _run(["prove", str(f), "lem:double_add"], capsys)
-    assert code == 0 and "lem:double_add: proved (tactics)" in out and "by simp" in out
+    assert code == 0 and "lem:double_add: proved with the tactic portfolio" in out and "by simp" in out
     assert "tried bogus_rfl: failed" in out
     assert f.read_bytes() == before  # no --apply: nothing written
 
@@ -129,7 +129,7 @@ def test_subprocess_llm_prove_key_never_written(demo_ws, llm):
                         "--model", "prover-x", "--apply"], cwd=demo_ws, env=env,
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "thm:main: proved (llm)" in p.stdout and "applied" in p.stdout
+    assert "thm:main: proved by the model" in p.stdout and "applied" in p.stdout
     assert "unfold double" in f.read_text()
     assert [r.model for r in srv.chat_requests] == ["prover-x", "prover-x"]
     leaked = [q for q in demo_ws.rglob("*") if q.is_file() and KEY in q.read_text(errors="ignore")]

@@ -101,7 +101,7 @@ def test_demo_end_to_end_with_llm(tmp_path) -> None:
     assert lock["elaborated"] is True  # locked with Lean: every entry pins its elaborated type
     assert lock["entries"] and all(e["type_hash"] for e in lock["entries"])
     down = harness(["run", str(f), "--json"], ws)  # the endpoint is gone: preflight, exit 2
-    assert down.returncode == 2 and "cannot be reached" in down.stderr and down.stdout == ""
+    assert down.returncode == 2 and "cannot connect to" in down.stderr and down.stdout == ""
     with ScriptedLLM(prover()) as srv:
         config(ws, srv.base_url, workers=4, batch_window=0.2)
         again = harness(["run", str(f), "--json"], ws)  # a finished run resumes to the same result

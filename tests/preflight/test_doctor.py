@@ -67,7 +67,7 @@ CASES = {
     "architect": ("architect", "lake build Architect"),
     "no-model": ("model:prove", "endpoint.default_model"),
     "bad-key": ("endpoint:models", "rejected the API key"),
-    "unreachable": ("endpoint:models", "cannot be reached"),
+    "unreachable": ("endpoint:models", "cannot connect to"),
     "bad-config": ("config", "harness init --force"),
 }
 

@@ -40,7 +40,8 @@ def test_missing_model_exits_2_before_any_attempt(tmp_path) -> None:
         out = harness(["run", str(f), "--json"], ws, env)
         assert out.returncode == 2, out.stderr
         lines = out.stderr.strip().splitlines()
-        assert len(lines) == 1 and "no model for the" in lines[0]
+        # every problem at once: one line per role without a model (stage 2: prove, repair)
+        assert len(lines) == 2 and all("no model for the" in ln for ln in lines)
         assert "endpoint.default_model" in lines[0] and "--model" in lines[0]
         assert "HARNESS_MODEL" in lines[0] and "Traceback" not in out.stderr
         assert srv.requests == []  # not even the probe
