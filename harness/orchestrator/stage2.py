@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import networkx as nx
 
-from harness.blueprint.dag import Analysis, analyse
+from harness.blueprint.dag import Analysis, analyse, lean_proved
 from harness.blueprint.imports import load_imports
 from harness.blueprint.model import Blueprint, BodyStatus
 from harness.errors import CannotCertify
@@ -24,6 +24,7 @@ from harness.orchestrator.certify import (Certifier, apply_lean_view, contradict
                                           reopened_events)
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import AttemptJob, AttemptResult, Executor
+from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.record import CannotDecide, Candidate, Gate, MergeOutcome, Record
 from harness.orchestrator.scheduler import NodeState, Scheduler, SchedulerConfig
 from harness.orchestrator.state import RunState
@@ -88,8 +89,10 @@ def work_graph(a: Analysis) -> tuple[nx.DiGraph, list[str], list[str], dict[str,
             stuck = [x for x in mine if x in blocked]
             if stuck:  # the node can never be proved in this run
                 blocked.setdefault(v, f"depends on blocked {stuck[0]}")
-            elif mine:
-                h.add_edges_from((x, v) for x in mine)
+            elif mine:  # not within one shared-label cycle: no order between its parts
+                same = a.label_blocks.get(u)
+                if same is None or same != a.label_blocks.get(node_of[v]):
+                    h.add_edges_from((x, v) for x in mine if x != v)
             else:
                 stack.extend(g.predecessors(u))
     return h, work, work, blocked
@@ -157,6 +160,8 @@ class Stage2:
             self._imports = load_imports(bp, find_workspace(self.record.file))
         a = analyse(bp, self._imports, adjust=self.cfg.adjust)
         apply_lean_view(a, reopened_events(self.log.events))  # Lean's word over the text's
+        # certified clean at this head: proved, on a text cycle or not
+        lean_proved(a, clean_at(self.log.events, self.record.head()))
         return a
 
     def _sync(self) -> None:
