@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from harness.blueprint.dag import Analysis
+from harness.blueprint.dag import Analysis, node_uses
 from harness.blueprint.model import Decl, Finding
 
 
@@ -20,6 +20,7 @@ def node_dict(a: Analysis, key: str) -> dict[str, Any]:
     deps = a.deps.get(key)
     bpa = d.blueprint
     open_part = next((p for p in parts if not p.status.is_complete), d)
+    uses, proof_uses = node_uses(a, key)  # LeanArchitect's node-level view
     return {
         "key": key,
         "label": d.label,
@@ -34,8 +35,10 @@ def node_dict(a: Analysis, key: str) -> dict[str, Any]:
         "priority": a.priority.get(key, 0),
         "line": d.pos.line,
         "col": d.pos.col,
-        "statement_deps": sorted(deps.statement) if deps else [],
-        "proof_deps": sorted(deps.proof - deps.statement) if deps else [],
+        "statement_deps": sorted(deps.statement - {key}) if deps else [],
+        "proof_deps": sorted(deps.proof - deps.statement - {key}) if deps else [],
+        "uses": uses,
+        "proof_uses": proof_uses,
         "sorry_using": d.sorry_using,
         "title": bpa.title if bpa else None,
         "statement": bpa.statement if bpa else None,
