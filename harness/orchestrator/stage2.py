@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import networkx as nx
 
+from harness.blueprint import confirmed
 from harness.blueprint.dag import Analysis, analyse, lean_proved
 from harness.blueprint.imports import load_imports
 from harness.blueprint.model import Blueprint, BodyStatus
@@ -156,9 +157,12 @@ class Stage2:
         """The DAG of the record's head, with the workspace blueprints it imports (read once
         per session: their nodes resolve references and count for *proved*)."""
         bp = self.record.parsed(self.record.head_text())
+        ws = find_workspace(self.record.file)
         if self._imports is None:
-            self._imports = load_imports(bp, find_workspace(self.record.file))
-        a = analyse(bp, self._imports, adjust=self.cfg.adjust)
+            self._imports = load_imports(bp, ws)
+        found = confirmed.edges(ws, [*self._imports, bp])  # what Lean said they use
+        a = analyse(bp, self._imports, adjust=confirmed.adjuster(found, self.cfg.adjust))
+        confirmed.mark(a, found)
         apply_lean_view(a, reopened_events(self.log.events))  # Lean's word over the text's
         # certified clean at this head: proved, on a text cycle or not
         lean_proved(a, clean_at(self.log.events, self.record.head()))
@@ -277,8 +281,11 @@ class Stage2:
             return False
         text = self.record.head_text()
         try:
-            cert = self.certifier.axioms(text)
             a = self._analysis()
+            self.certifier.targets = [n for k in a.graph.nodes
+                                      if a.is_external(k) and not a.is_informal(k)
+                                      for n in a.decl(k).names]
+            cert = self.certifier.axioms(text)
             bad = contradictions(a, cert)
             imported = {a.decl(k).name: k for k in a.graph.nodes
                         if a.is_external(k) and a.decl(k).name}
@@ -289,6 +296,9 @@ class Stage2:
             self._note(f"final certification: {err.line()}")
             return False
         clean = sorted(cert.clean)
+        if cert.used:  # Lean's used constants of every node it elaborated: kept for good
+            confirmed.record(find_workspace(self.record.file), self.record.file,
+                             self.record.parsed(text), cert.used)
         self.log.append("certified", commit=head, clean=clean,
                         dirty={k: ax for k, ax in cert.axioms.items() if k not in cert.clean},
                         errors=cert.errors[:5], contradicted=bad)

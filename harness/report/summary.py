@@ -38,6 +38,9 @@ def node_dict(a: Analysis, key: str) -> dict[str, Any]:
         "statement_deps": sorted(deps.statement - {key}) if deps else [],
         "proof_deps": sorted(deps.proof - deps.statement - {key}) if deps else [],
         "uses": uses,
+        # edges Lean confirmed (a certification's used constants, `.harness/lean-edges.json`)
+        "lean_deps": sorted(u for u, _, k in a.graph.in_edges(key, data="kinds")
+                            if k and "lean" in k),
         "proof_uses": proof_uses,
         "sorry_using": d.sorry_using,
         "title": bpa.title if bpa else None,
