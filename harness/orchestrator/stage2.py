@@ -50,19 +50,21 @@ def outside_batch(messages: list[str], nodes: set[str]) -> list[str]:
     return out
 
 
-def work_graph(a: Analysis) -> tuple[nx.DiGraph, list[str], list[str], dict[str, str]]:
+def work_graph(a: Analysis, files: list[Blueprint] | None = None
+               ) -> tuple[nx.DiGraph, list[str], list[str], dict[str, str]]:
     """The scheduler's view: vertices are the *open parts* that need a proof — one job per open
     declaration, keyed by ``Decl.key`` (the label; a part's Lean name when several declarations
     share a label, so edits, the gate and the lock address exactly one body). u -> v when v's
     node rests on u's directly or through declarations that are complete but not yet proved.
-    Returns (graph, open parts, file order, parts blocked from the start with a reason)."""
+    Returns (graph, open parts, file order, parts blocked from the start with a reason).
+    ``files``: whose open parts are work (default: the analysed file; a project run: all)."""
     g = a.graph
     on_cycle = {k for c in a.cycles for k in c}
     work: list[str] = []
     blocked: dict[str, str] = {}
     units: dict[str, list[str]] = {}  # DAG vertex -> its open parts
     node_of: dict[str, str] = {}
-    ours = {id(d) for d in a.blueprint.decls}
+    ours = {id(d) for b in (files if files is not None else [a.blueprint]) for d in b.decls}
     for k in a.own:  # this file's vertices in file order (not its imports')
         if k in a.proved or a.is_informal(k) or not a.decl(k).is_node:
             continue
