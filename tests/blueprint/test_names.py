@@ -225,9 +225,21 @@ theorem ex (n : Nat) (h : ∃ f' : Factorization n, f'.k = 0) : True := by
 
 @[blueprint "lem:fun"]
 theorem via_fun (n : Nat) : (fun g : Factorization n => g.weight) = fun g => g.weight := rfl
+
+@[blueprint "lem:match"]
+theorem via_match (n : Nat) (h : ∃ f' : Factorization n, f'.k = 0) : True :=
+  match h with
+  | ⟨f', _⟩ => (fun _ => trivial) f'.weight
+
+@[blueprint "lem:rcases"]
+theorem via_rcases (n : Nat) (h : ∃ f' : Factorization n, f'.k = 0) : True := by
+  rcases h with ⟨f', _⟩
+  exact (fun _ => trivial) f'.weight
 ''')
     assert "NS.Factorization.total_imbalance" in d["lem:ex"][1]
     assert "NS.Factorization.weight" in d["lem:fun"][0]
+    assert "NS.Factorization.weight" in d["lem:match"][1]
+    assert "NS.Factorization.weight" in d["lem:rcases"][1]
 
 
 def test_an_anonymous_instance_carries_its_nodes_to_users_of_its_class():
