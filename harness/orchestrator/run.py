@@ -16,7 +16,8 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.blueprint.dag import analyse, lean_proved
+from harness.blueprint.dag import analyse
+from harness.blueprint.views import lean_proved
 from harness.blueprint.imports import load_imports
 from harness.blueprint.parse import parse_text
 from harness.blueprint.source import parse_file

@@ -16,7 +16,8 @@ from typing import Any, Callable
 import networkx as nx
 
 from harness.blueprint import confirmed
-from harness.blueprint.dag import Analysis, analyse, lean_proved
+from harness.blueprint.dag import Analysis, analyse
+from harness.blueprint.views import lean_proved
 from harness.blueprint.imports import load_imports
 from harness.blueprint.model import Blueprint, BodyStatus
 from harness.errors import CannotCertify

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from harness.blueprint.dag import Analysis, node_uses
+from harness.blueprint.dag import Analysis
+from harness.blueprint.views import node_uses
 from harness.blueprint.model import Decl, Finding
 
 

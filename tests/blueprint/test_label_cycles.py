@@ -6,7 +6,8 @@ from __future__ import annotations
 import textwrap
 
 from harness.blueprint import parse_text
-from harness.blueprint.dag import analyse, lean_proved
+from harness.blueprint.dag import analyse
+from harness.blueprint.views import lean_proved
 from harness.orchestrator.stage2 import work_graph
 
 SHARED = '''

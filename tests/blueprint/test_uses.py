@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from harness.blueprint import parse_text
-from harness.blueprint.dag import analyse, node_uses
+from harness.blueprint.dag import analyse
+from harness.blueprint.views import node_uses
 
 ROOT = Path(__file__).resolve().parents[2]
 
