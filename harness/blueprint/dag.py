@@ -45,6 +45,12 @@ class Analysis:
     leaf_set: set[str] = field(default_factory=set)
     warnings: list[Finding] = field(default_factory=list)  # said, but exit 0
     links: dict[str, list[Link]] = field(default_factory=dict)  # prose references, per vertex
+    # per declaration key: the declaration keys its text uses (statement and proof)
+    decl_deps: dict[str, set[str]] = field(default_factory=dict)
+    # cycles made only through a shared label (no cycle among the declarations): a warning
+    label_cycles: list[list[str]] = field(default_factory=list)
+    label_blocks: dict[str, int] = field(default_factory=dict)  # vertex -> its component
+    reach: dict[str, frozenset[str]] = field(default_factory=dict)  # node_uses' memo
 
     def __post_init__(self) -> None:
         self.leaf_set = set(self.leaves)
@@ -156,9 +162,11 @@ def _vertices(bp: Blueprint, imports: list[Blueprint], findings: list[Finding],
 def _edges(g: nx.DiGraph, bp: Blueprint, imports: list[Blueprint], order: dict[str, int],
            findings: list[Finding], whole: bool = False,
            visible: Callable[[Blueprint, Blueprint], bool] | None = None,
-           adjust: Callable[[dict[str, DeclDeps]], None] | None = None) -> dict[str, DeclDeps]:
+           adjust: Callable[[dict[str, DeclDeps]], None] | None = None,
+           decl_deps: dict[str, set[str]] | None = None) -> dict[str, DeclDeps]:
     """Dependencies of every vertex, the union over its parts (``adjust``: rewritten, e.g. to
-    LeanArchitect's own answer); edges dep -> user with kinds."""
+    LeanArchitect's own answer); edges dep -> user with kinds. ``decl_deps`` receives each
+    declaration's own uses (declaration keys)."""
     resolver = Resolver(*imports, bp, visible=visible)
     vertex_of: dict[str, str] = {}
     for b in [*imports, bp]:
@@ -169,6 +177,9 @@ def _edges(g: nx.DiGraph, bp: Blueprint, imports: list[Blueprint], order: dict[s
         got, found = collect(b, b.masked_text(), resolver)
         if whole or b is bp:
             findings.extend(found)
+        if decl_deps is not None:
+            for k, dd in got.items():
+                decl_deps[k] = dd.statement | dd.proof
         for d in [*b.decls, *b.informal]:
             v = d.node_key
             if v not in g or not any(p is d for p in g.nodes[v]["parts"]):
@@ -233,21 +244,36 @@ def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
     findings = list(bp.findings)
     warnings = list(bp.warnings)
     g, order, own = _vertices(bp, imports, findings, warnings, whole)
-    deps = _edges(g, bp, imports, order, findings, whole, visible, adjust)
+    decl_deps: dict[str, set[str]] = {}
+    deps = _edges(g, bp, imports, order, findings, whole, visible, adjust, decl_deps)
     informal = {k for k in g if isinstance(g.nodes[k]["decl"], InformalNode)}
 
     cond, members, gens = _units(g, order)
     cycles: list[list[str]] = []
+    label_cycles: list[list[str]] = []
     on_cycle: set[str] = set()
+    block_of: dict[str, int] = {}  # a vertex on a shared-label-only cycle -> its component
     for c, keys in members.items():
         if len(keys) > 1:
             groups = {p.group for k in keys for p in g.nodes[k]["parts"]}
             if len(groups) == 1 and None not in groups:
                 continue  # one `mutual` block: mutual recursion, not a dependency cycle
             cyc = [u for u, _ in nx.find_cycle(g.subgraph(keys), source=keys[0])]
+            shared = any(len(g.nodes[k]["parts"]) > 1 for k in keys)
+            if shared and not _decl_cycle(g, keys, decl_deps):
+                label_cycles.append(cyc)  # only the shared label closes it: Lean has none
+                block_of.update((k, len(label_cycles)) for k in keys)
+                continue
             cycles.append(cyc)
             on_cycle.update(keys)
     cycles = [c for c in cycles if any(not g.nodes[k]["external"] for k in c)]
+    label_cycles = [c for c in label_cycles if any(not g.nodes[k]["external"] for k in c)]
+    for cyc in sorted(label_cycles, key=lambda c: order[c[0]]):
+        d0 = g.nodes[cyc[0]]["decl"]
+        warnings.append(Finding(
+            "label-cycle", "dependency cycle through a shared label only (its declarations "
+            f"form no cycle; Lean decides): {' -> '.join(cyc + [cyc[0]])}",
+            g.nodes[cyc[0]].get("file", bp.display_path), d0.pos, d0.label))
     for cyc in sorted(cycles, key=lambda c: order[c[0]]):
         d0: Decl = g.nodes[cyc[0]]["decl"]
         path_text = " -> ".join(cyc + [cyc[0]])
@@ -285,6 +311,8 @@ def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
 
     own_set = set(own)
     def same_block(a: str, b: str) -> bool:
+        if a in block_of and block_of[a] == block_of.get(b):
+            return True  # one shared-label component: worked on like a mutual block
         ga = g.nodes[a]["decl"].group
         return ga is not None and ga == g.nodes[b]["decl"].group
 
@@ -306,7 +334,8 @@ def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
         known |= b.prose_labels | set(b.tagged)
     links = {k: ls for k in own if (ls := node_links(g.nodes[k]["decl"], known))}
     a = Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
-                 findings, own=own, warnings=warnings, links=links)
+                 findings, own=own, warnings=warnings, links=links, decl_deps=decl_deps,
+                 label_cycles=label_cycles, label_blocks=block_of)
     a.warnings.extend(link_warnings(a))
     for k in own:  # an informal node's `\\uses` pass through LeanArchitect unchecked
         n = g.nodes[k]["decl"]
@@ -317,6 +346,26 @@ def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
                         "dangling-use", f"\\uses{{{item.removeprefix('label:')}}} in informal "
                         f"node `{k}` names no node or label", bp.display_path, n.pos, k))
     return a
+
+
+def _decl_cycle(g: nx.DiGraph, keys: list[str], decl_deps: dict[str, set[str]]) -> bool:
+    """Do the declarations of these vertices form a cycle by themselves? A cycle among
+    vertices that vanishes between declarations is made by a shared label alone (an `abbrev`
+    and a `theorem` carrying one label, something between them): Lean sees no cycle."""
+    h = nx.DiGraph()
+    part_keys = {p.key for k in keys for p in g.nodes[k]["parts"]
+                 if not isinstance(p, InformalNode)}
+    if len(part_keys) < sum(len(g.nodes[k]["parts"]) for k in keys):
+        return True  # an informal node is on it: only labels, no declarations to look through
+    h.add_nodes_from(part_keys)
+    for k in part_keys:
+        h.add_edges_from((u, k) for u in decl_deps.get(k, ()) if u in part_keys and u != k)
+    groups: dict[str, int | None] = {p.key: p.group for k in keys for p in g.nodes[k]["parts"]}
+    for comp in nx.strongly_connected_components(h):
+        if len(comp) > 1 and not (len({groups[x] for x in comp}) == 1
+                                  and groups[next(iter(comp))] is not None):
+            return True
+    return False
 
 
 def _units(g: nx.DiGraph, order: dict[str, int]
@@ -346,3 +395,4 @@ def _critical_path(g: nx.DiGraph, leaves: list[str], priority: dict[str, int],
         best = max(nxt, key=lambda s: (priority[s], -order[s]))
         path.append(best)
         seen.add(best)
+

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness.blueprint.lexer import IDENT, strip_guillemets
-from harness.blueprint.model import Blueprint, Decl, Finding
+from harness.blueprint.model import Blueprint, Decl, DeclKind, Finding
 from harness.blueprint.names import (
     Locals, Notation, decl_locals, is_named_argument, notations, type_head,
 )
@@ -92,6 +92,7 @@ class Resolver:
         self.tails = {n.rsplit(".", 1)[-1] for n in self.by_name}
         self._type_heads: dict[int, Decl | None] = {}
         self._notations: list[tuple[Notation, Blueprint, set[str]]] | None = None
+        self._instances: dict[str, list[Decl]] | None = None
 
     def resolve(self, written: str, d: Decl, prefixes: list[str] | None = None) -> Decl | None:
         hit = self.resolve_dotted(written, d, prefixes)
@@ -184,6 +185,25 @@ class Resolver:
             self._type_heads[key] = self.resolve(head, d) if head else None
         return self._type_heads[key]
 
+    def get_decl(self, cand: Decl, d: Decl) -> bool:
+        """May ``d`` see ``cand`` (imported, or earlier in its own file)?"""
+        f, src = self.file_of.get(id(cand)), self.file_of.get(id(d))
+        if f is src:
+            return cand.span.start < d.span.start
+        return f is None or src is None or self.visible is None or self.visible(src, f)
+
+    def instances(self) -> dict[str, list[Decl]]:
+        """Our instances by their class as written (`Fact` for `instance : Fact (p.Prime)`).
+        Lean finds an instance by its class, not its name: a declaration that uses the class
+        after the instance may rest on it (and, through it, on the nodes it is built from)."""
+        if self._instances is None:
+            self._instances = {}
+            for bp in self.blueprints:
+                for d in bp.decls:
+                    if d.kind is DeclKind.INSTANCE and (head := type_head(bp.masked_text(), d)):
+                        self._instances.setdefault(head, []).append(d)
+        return self._instances
+
     def field(self, owner: Decl | None, projs: list[str], d: Decl) -> Decl | None:
         """`owner.f` for field notation `x.f` with `x : owner …` (lean4 src/Lean/Elab/App.lean,
         `resolveLValAux`)."""
@@ -229,7 +249,7 @@ def tokens_in(masked: str, start: int, end: int) -> list[tuple[str, int]]:
     out = []
     for m in IDENT.finditer(masked, start, end):
         s = m.start()
-        if s > 0 and masked[s - 1] in ".'":
+        if s > 0 and (masked[s - 1] in ".'" or masked[s - 1].isdigit()):  # `4.5e-9`
             continue
         out.append((m.group(0), s))
     return out
@@ -265,13 +285,17 @@ def collect(bp: Blueprint, masked: str, resolver: Resolver | None = None
     path = bp.display_path
 
     nots = [(n, nbp, keys) for n, nbp, keys in r.notations() if nbp is bp or not n.local]
+    insts = r.instances()
 
     def add_names(d: Decl, target: set[str], start: int, end: int, in_body: bool,
                   loc: Locals) -> None:
         prefixes = r._prefixes(d)
         for tok, s in tokens_in(masked, start, end):
-            if is_named_argument(masked, s, s + len(tok), in_body=in_body):
+            if s in loc.sites or is_named_argument(masked, s, s + len(tok), in_body=in_body):
                 continue
+            for inst in insts.get(tok, ()):  # a use of a class an instance of ours provides
+                if inst is not d and r.get_decl(inst, d):
+                    target.add(inst.key)
             first = tok.split(".", 1)[0]
             b = loc.at(strip_guillemets(first) if "«" in first else first, s)
             if b is not None:  # a local: `x.f` is field notation on its type

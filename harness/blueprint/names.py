@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from harness.blueprint.lexer import IDENT, strip_guillemets
-from harness.blueprint.model import Blueprint, Command, Decl
+from harness.blueprint.model import Blueprint, Command, Decl, DeclKind
 
 # Words that start a run of binders. `rcases`/`cases`/`induction` bind after `with`, not before.
 _BINDER_KW = re.compile(
@@ -36,6 +36,7 @@ _TACTIC_KW = {"intro", "intros", "rintro", "obtain", "choose", "set", "ext", "fu
 # identifiers that end a binder run (they are syntax, not names being bound)
 _STOP_WORDS = {"using", "at", "with", "from", "in", "only", "then", "else", "do", "by", "fun",
                "if", "generalizing", "where", "hiding", "renaming", "λ", "this"}
+_ASSIGN_KW = {"let", "have", "set", "obtain"}
 _ARM = re.compile(r"(?m)(?:^[ \t]*|(?<=with)[ \t]*)\|(?!\|)([^|\n]*?)=>")
 _SET_BUILDER = re.compile(r"\{\s*(" + IDENT.pattern + r"(?:\s+" + IDENT.pattern + r")*)\s*"
                           r"(?::[^|}\n]*)?\|(?!\|)")
@@ -58,9 +59,22 @@ class Locals:
     """The local names of one declaration, by first atom."""
 
     binders: dict[str, list[Binder]] = field(default_factory=dict)
+    # where names are being bound (`let c`, a structure's field `M :`): never references
+    sites: set[int] = field(default_factory=set)
 
     def add(self, b: Binder) -> None:
         self.binders.setdefault(b.name, []).append(b)
+
+    def typed(self) -> None:
+        """An untyped binder takes the type of a typed one of the same name in the declaration:
+        `obtain ⟨f', hf'⟩ := h` with `h : ∃ f' : S n, …` binds `f' : S n` (the pattern echoes
+        the binder it destructs; Lean knows the type from `h`, the text only from the name)."""
+        for bs in self.binders.values():
+            heads = [b.type_head for b in bs if b.type_head]
+            if heads:
+                for b in bs:
+                    if b.type_head is None:
+                        b.type_head = heads[0]
 
     def at(self, name: str, offset: int) -> Binder | None:
         """The innermost binder of ``name`` in scope at ``offset`` (the latest bound before it)."""
@@ -107,7 +121,7 @@ def _idents(m: str, start: int, end: int) -> list[tuple[str, int]]:
     out = []
     for mm in IDENT.finditer(m, start, end):
         s = mm.start()
-        if s > 0 and m[s - 1] in ".'@":
+        if s > 0 and (m[s - 1] in ".'@" or m[s - 1].isdigit()):  # `4.5e-9`: a literal
             continue
         out.append((mm.group(0), s))
     return out
@@ -136,7 +150,9 @@ def _group(m: str, i: int, close: int, at: int, out: Locals) -> None:
 
 def scan_binders(m: str, i: int, end: int, out: Locals, *, at: int | None = None,
                  tactic: bool = False, multiline: bool = False) -> int:
-    """Consume a run of binders starting at ``i``; return where it stopped."""
+    """Consume a run of binders starting at ``i``; return where it stopped. Bare names
+    followed by `: T` (`∃ f' : S n,`, `fun x : S =>`, `have h : S :=`) get `S` as type."""
+    bare: list[Binder] = []
     while i < end:
         c = m[i]
         if c == "\n" and not multiline:
@@ -151,12 +167,68 @@ def scan_binders(m: str, i: int, end: int, out: Locals, *, at: int | None = None
             continue
         mm = IDENT.match(m, i)
         if mm is None or mm.group(0) in _STOP_WORDS:
-            return i
+            break
         name = mm.group(0)
         if name != "_" and name != "rfl":
-            out.add(Binder(strip_guillemets(name), i if at is None else at))
+            b = Binder(strip_guillemets(name), i if at is None else at)
+            out.add(b)
+            bare.append(b)
         i = mm.end()
+    if bare and m.startswith(":", i) and not m.startswith(":=", i):
+        head = _head(m, i + 1, min(end, _line_end(m, i)))
+        for b in bare:
+            b.type_head = head
     return i
+
+
+def _line_end(m: str, i: int) -> int:
+    j = m.find("\n", i)
+    return len(m) if j == -1 else j
+
+
+def _indent(m: str, i: int) -> int:
+    """The indentation of the line holding offset ``i``."""
+    ls = m.rfind("\n", 0, i) + 1
+    j = ls
+    while j < len(m) and m[j] in " \t":
+        j += 1
+    return j - ls
+
+
+def _scope_start(m: str, i: int, end: int, indent: int) -> int | None:
+    """Where the names of a `let`/`have`/`set`/`obtain` whose head ends at ``i`` come into
+    scope: after the value that follows its `:=` (`let c := c s; c`: the middle `c` is the
+    global one). None when the head has no `:=` (`have h : P` with the proof below)."""
+    after = _stop(m, i, end, indent, assign=True)
+    return None if after is None else _stop(m, after, end, indent, assign=False) or end
+
+
+def _stop(m: str, i: int, end: int, indent: int, *, assign: bool) -> int | None:
+    """Scanning from ``i`` at bracket depth 0: with ``assign``, just past the first `:=`;
+    else the end of the term (a `;`, a closing bracket, a line no deeper than ``indent``)."""
+    depth = 0
+    j = i
+    while j < end:
+        c = m[j]
+        if c in _CLOSE:
+            depth += 1
+        elif c in ")]}⦄⟩":
+            depth -= 1
+            if depth < 0:
+                return None if assign else j
+        elif depth == 0:
+            if assign and c == ":" and m.startswith(":=", j):
+                return j + 2
+            if c == ";":
+                return None if assign else j
+            if c == "\n":
+                k = j + 1
+                while k < end and m[k] in " \t\n":
+                    k += 1
+                if k >= end or _indent(m, k) <= indent:
+                    return None if assign else j
+        j += 1
+    return None if assign else end
 
 
 def decl_locals(masked: str, d: Decl) -> Locals:
@@ -171,6 +243,18 @@ def decl_locals(masked: str, d: Decl) -> Locals:
     start, end = sig.start, d.body_span.end
     for mm in _BINDER_KW.finditer(masked, start, end):
         kw = mm.group(1)
+        if kw in _ASSIGN_KW:  # `let c := c s`: the right-hand `c` is the global one
+            run = Locals()
+            stop = scan_binders(masked, mm.end(), end, run, tactic=True)
+            after = _scope_start(masked, stop, end, _indent(masked, mm.start()))
+            for bs in run.binders.values():
+                for b in bs:
+                    if after is not None:
+                        b.at = after
+                    out.add(b)
+            if after is not None:
+                out.sites.update(s for _, s in _idents(masked, mm.end(), stop))
+            continue
         scan_binders(masked, mm.end(), end, out, tactic=kw in _TACTIC_KW)
     for mm in _ARM.finditer(masked, start, end):
         pat = _idents(masked, mm.start(1), mm.end(1))
@@ -180,7 +264,25 @@ def decl_locals(masked: str, d: Decl) -> Locals:
     for mm in _SET_BUILDER.finditer(masked, start, end):
         for name, s in _idents(masked, mm.start(1), mm.end(1)):
             out.add(Binder(strip_guillemets(name), s))
+    if d.kind in (DeclKind.STRUCTURE, DeclKind.CLASS) and d.body_sep == "where":
+        _fields(masked, d.body_span.start, d.body_span.end, out)
+    out.typed()
     return out
+
+
+_FIELD = re.compile(r"(?m)^[ \t]+(" + IDENT.pattern + r"(?:[ \t]+" + IDENT.pattern +
+                    r")*)[ \t]*(?=[:({\[⦃])(?!::)")
+
+
+def _fields(m: str, start: int, end: int, out: Locals) -> None:
+    """A structure's field names (`M : ℝ`, `hM : 0 < M`, `(a b : T)`): within the structure
+    they are its fields, not globals of the same name (`Params.M`, not `Defs.M`)."""
+    for mm in _FIELD.finditer(m, start, end):
+        for name, s in _idents(m, mm.start(1), mm.end(1)):
+            if name in ("where", "extends", "deriving"):
+                break
+            out.add(Binder(strip_guillemets(name), -1))
+            out.sites.add(s)
 
 
 def is_named_argument(masked: str, start: int, end: int, *, in_body: bool = True) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.blueprint import confirmed
 from harness.blueprint.dag import Analysis, analyse
 from harness.blueprint.deps import DeclDeps
 from harness.blueprint.imports import imported_modules, module_path
@@ -140,7 +141,16 @@ def load_project(target: Path, workspace: Path, cache: ParseCache | None = None,
         root = cache.get(target)
         project = build(workspace, [target], cache)
     files = [b for b in project.files if b is not root]
-    return analyse(root, files, whole=True, visible=project.visible, adjust=adjust)
+    return _analyse(root, files, workspace, whole=True, visible=project.visible, adjust=adjust)
+
+
+def _analyse(bp: Blueprint, files: list[Blueprint], workspace: Path, *, adjust: Adjust | None,
+             **kw) -> Analysis:
+    """analyse() with the edges Lean confirmed in earlier certifications (``.harness/``)."""
+    found = confirmed.edges(workspace, [*files, bp])
+    a = analyse(bp, files, adjust=confirmed.adjuster(found, adjust), **kw)
+    confirmed.mark(a, found)
+    return a
 
 
 def load_file(path: Path, workspace: Path, cache: ParseCache | None = None, *,
@@ -151,7 +161,7 @@ def load_file(path: Path, workspace: Path, cache: ParseCache | None = None, *,
     project = build(workspace, [path], cache)
     bp = cache.get(path)
     closure = [b for b in project.files if b is not bp]
-    a = analyse(bp, closure, visible=project.visible, adjust=adjust)
+    a = _analyse(bp, closure, workspace, visible=project.visible, adjust=adjust)
     if not any(f.code in _DANGLING_LABELS for f in a.findings):
         return a
     everything = build(workspace, [*lean_files(workspace), path], cache)
@@ -159,7 +169,7 @@ def load_file(path: Path, workspace: Path, cache: ParseCache | None = None, *,
     rest = [b for b in everything.files if b is not bp and id(b) not in known]
     if not rest:
         return a
-    return analyse(bp, closure + rest, visible=everything.visible, adjust=adjust)
+    return _analyse(bp, closure + rest, workspace, visible=everything.visible, adjust=adjust)
 
 
 def load(target: Path, workspace: Path, cache: ParseCache | None = None, *,

@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.orchestrator.view import PlainView, make_view
 
     file: Path = args.file
+    if file.exists():
+        _refuse_project(file)
     if file.exists() and not file.is_file():
         raise UsageError(f"{file}: not a file")
     if not file.exists() and args.source is None:
@@ -169,3 +171,18 @@ def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
     out.print(f"graph: {graph}")
     for f in a.findings:
         out.print(f.line())
+
+
+def _refuse_project(target: Path) -> None:
+    """`run DIR|ROOT_MODULE` (one run over a whole project) is not there yet: say so in one line
+    with the import order to run the files in (harness/orchestrator/project_run.py has the one
+    work graph such a run will schedule)."""
+    from harness.orchestrator.project_run import is_project_target, project_files
+
+    if not is_project_target(target):
+        return
+    files = [b for b in project_files(target, find_workspace(target)).files if b.nodes]
+    shown = ", ".join(Path(b.display_path).name for b in files[:8])
+    more = f" (+{len(files) - 8} more)" if len(files) > 8 else ""
+    raise UsageError(f"{target}: a run over a whole project is not supported yet; run its "
+                     f"{len(files)} blueprint file(s) one by one in import order: {shown}{more}")

@@ -42,6 +42,7 @@ Status = str  # "clean" | "contradicted" | "cannot certify" | "not run"
 class Certification:
     axioms: dict[str, list[str] | None]  # node key -> Lean's axioms (None: an error, no report)
     errors: list[str] = field(default_factory=list)  # Lean errors outside every node
+    used: dict[str, list[str]] = field(default_factory=dict)  # key -> names (blueprint.confirmed)
 
     @property
     def clean(self) -> set[str]:
@@ -60,6 +61,7 @@ class Certifier:
 
     def __init__(self, path: Path, tc: Any, workspace: Path, timeout_s: float | None) -> None:
         self.path, self.tc, self.workspace, self.timeout_s = path, tc, workspace, timeout_s
+        self.targets: list[str] = []  # imported declarations' names: used-constants targets
 
     def _kw(self) -> dict[str, Any]:
         return {"timeout_s": self.timeout_s} if self.timeout_s else {}
@@ -71,10 +73,11 @@ class Certifier:
         keys = [d.key for d in bp.nodes if d.name]
         if not keys:
             return Certification({})
-        v = check_file(self.tc, self.workspace, bp, labels=keys, **self._kw())
+        v = check_file(self.tc, self.workspace, bp, labels=keys, used=keys, used_targets=[
+            *self.targets, *(d.name for d in bp.decls if d.name)], **self._kw())
         return Certification({n.key: (n.axioms if n.status != "error" else None)
                               for n in v.nodes},
-                             [m.line(bp.display_path) for m in v.file_errors])
+                             [m.line(bp.display_path) for m in v.file_errors], v.used or {})
 
     def used(self, text: str, keys: list[str], extra: dict[str, str] | None = None
              ) -> dict[str, list[str]]:

@@ -19,11 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness import signals
 from harness.blueprint.dag import analyse
+from harness.blueprint.views import lean_proved
 from harness.blueprint.imports import load_imports
 from harness.blueprint.parse import parse_text
 from harness.blueprint.source import parse_file
 from harness.errors import CannotCertify, ExitCode, HarnessError, InputError
 from harness.orchestrator import procs
+from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.certify import apply_lean_view, lean_backed, reopened_events
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import Executor, LocalExecutor, Runner
@@ -319,6 +321,8 @@ class Session:
             return None
         if self.log is not None:  # the nodes Lean re-opened, with their hidden edges
             apply_lean_view(a, reopened_events(self.log.events))
+            if record is not None:  # Lean's clean report of this head: proved
+                lean_proved(a, clean_at(self.log.events, record.head()))
         return a
 
     def _uncertified(self) -> str:

@@ -26,6 +26,7 @@ from harness.orchestrator.scheduler import Policy, Scheduler, SchedulerConfig
 class SimNode(BaseModel):
     id: str
     duration: float = Field(ge=0, allow_inf_nan=False)  # seconds, finite
+    group: str | None = None  # its file, in a project-shaped DAG (simproject.py)
 
 
 class SimDag(BaseModel):

@@ -15,7 +15,9 @@ from typing import Any, Callable
 
 import networkx as nx
 
+from harness.blueprint import confirmed
 from harness.blueprint.dag import Analysis, analyse
+from harness.blueprint.views import lean_proved
 from harness.blueprint.imports import load_imports
 from harness.blueprint.model import Blueprint, BodyStatus
 from harness.errors import CannotCertify
@@ -24,6 +26,7 @@ from harness.orchestrator.certify import (Certifier, apply_lean_view, contradict
                                           reopened_events)
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import AttemptJob, AttemptResult, Executor
+from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.record import CannotDecide, Candidate, Gate, MergeOutcome, Record
 from harness.orchestrator.scheduler import NodeState, Scheduler, SchedulerConfig
 from harness.orchestrator.state import RunState
@@ -48,19 +51,21 @@ def outside_batch(messages: list[str], nodes: set[str]) -> list[str]:
     return out
 
 
-def work_graph(a: Analysis) -> tuple[nx.DiGraph, list[str], list[str], dict[str, str]]:
+def work_graph(a: Analysis, files: list[Blueprint] | None = None
+               ) -> tuple[nx.DiGraph, list[str], list[str], dict[str, str]]:
     """The scheduler's view: vertices are the *open parts* that need a proof — one job per open
     declaration, keyed by ``Decl.key`` (the label; a part's Lean name when several declarations
     share a label, so edits, the gate and the lock address exactly one body). u -> v when v's
     node rests on u's directly or through declarations that are complete but not yet proved.
-    Returns (graph, open parts, file order, parts blocked from the start with a reason)."""
+    Returns (graph, open parts, file order, parts blocked from the start with a reason).
+    ``files``: whose open parts are work (default: the analysed file; a project run: all)."""
     g = a.graph
     on_cycle = {k for c in a.cycles for k in c}
     work: list[str] = []
     blocked: dict[str, str] = {}
     units: dict[str, list[str]] = {}  # DAG vertex -> its open parts
     node_of: dict[str, str] = {}
-    ours = {id(d) for d in a.blueprint.decls}
+    ours = {id(d) for b in (files if files is not None else [a.blueprint]) for d in b.decls}
     for k in a.own:  # this file's vertices in file order (not its imports')
         if k in a.proved or a.is_informal(k) or not a.decl(k).is_node:
             continue
@@ -88,8 +93,10 @@ def work_graph(a: Analysis) -> tuple[nx.DiGraph, list[str], list[str], dict[str,
             stuck = [x for x in mine if x in blocked]
             if stuck:  # the node can never be proved in this run
                 blocked.setdefault(v, f"depends on blocked {stuck[0]}")
-            elif mine:
-                h.add_edges_from((x, v) for x in mine)
+            elif mine:  # not within one shared-label cycle: no order between its parts
+                same = a.label_blocks.get(u)
+                if same is None or same != a.label_blocks.get(node_of[v]):
+                    h.add_edges_from((x, v) for x in mine if x != v)
             else:
                 stack.extend(g.predecessors(u))
     return h, work, work, blocked
@@ -153,10 +160,15 @@ class Stage2:
         """The DAG of the record's head, with the workspace blueprints it imports (read once
         per session: their nodes resolve references and count for *proved*)."""
         bp = self.record.parsed(self.record.head_text())
+        ws = find_workspace(self.record.file)
         if self._imports is None:
-            self._imports = load_imports(bp, find_workspace(self.record.file))
-        a = analyse(bp, self._imports, adjust=self.cfg.adjust)
+            self._imports = load_imports(bp, ws)
+        found = confirmed.edges(ws, [*self._imports, bp])  # what Lean said they use
+        a = analyse(bp, self._imports, adjust=confirmed.adjuster(found, self.cfg.adjust))
+        confirmed.mark(a, found)
         apply_lean_view(a, reopened_events(self.log.events))  # Lean's word over the text's
+        # certified clean at this head: proved, on a text cycle or not
+        lean_proved(a, clean_at(self.log.events, self.record.head()))
         return a
 
     def _sync(self) -> None:
@@ -272,8 +284,11 @@ class Stage2:
             return False
         text = self.record.head_text()
         try:
-            cert = self.certifier.axioms(text)
             a = self._analysis()
+            self.certifier.targets = [n for k in a.graph.nodes
+                                      if a.is_external(k) and not a.is_informal(k)
+                                      for n in a.decl(k).names]
+            cert = self.certifier.axioms(text)
             bad = contradictions(a, cert)
             imported = {a.decl(k).name: k for k in a.graph.nodes
                         if a.is_external(k) and a.decl(k).name}
@@ -284,6 +299,9 @@ class Stage2:
             self._note(f"final certification: {err.line()}")
             return False
         clean = sorted(cert.clean)
+        if cert.used:  # Lean's used constants of every node it elaborated: kept for good
+            confirmed.record(find_workspace(self.record.file), self.record.file,
+                             self.record.parsed(text), cert.used)
         self.log.append("certified", commit=head, clean=clean,
                         dirty={k: ax for k, ax in cert.axioms.items() if k not in cert.clean},
                         errors=cert.errors[:5], contradicted=bad)

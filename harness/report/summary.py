@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from harness.blueprint.dag import Analysis
+from harness.blueprint.views import node_uses
 from harness.blueprint.model import Decl, Finding
 from harness.report.nodeview import NodeView, node_view
 
@@ -25,6 +26,7 @@ def node_dict(a: Analysis, key: str, priority: dict[str, int] | None = None) -> 
     deps = a.deps.get(key)
     bpa = d.blueprint
     open_part = next((p for p in parts if not p.status.is_complete), d)
+    uses, proof_uses = node_uses(a, key)  # LeanArchitect's node-level view
     return {
         "key": key,
         "label": d.label,
@@ -39,8 +41,13 @@ def node_dict(a: Analysis, key: str, priority: dict[str, int] | None = None) -> 
         "priority": (priority if priority is not None else a.priority).get(key, 0),
         "line": d.pos.line,
         "col": d.pos.col,
-        "statement_deps": sorted(deps.statement) if deps else [],
-        "proof_deps": sorted(deps.proof - deps.statement) if deps else [],
+        "statement_deps": sorted(deps.statement - {key}) if deps else [],
+        "proof_deps": sorted(deps.proof - deps.statement - {key}) if deps else [],
+        "uses": uses,
+        # edges Lean confirmed (a certification's used constants, `.harness/lean-edges.json`)
+        "lean_deps": sorted(u for u, _, k in a.graph.in_edges(key, data="kinds")
+                            if k and "lean" in k),
+        "proof_uses": proof_uses,
         "sorry_using": d.sorry_using,
         "title": bpa.title if bpa else None,
         "statement": bpa.statement if bpa else None,

@@ -176,3 +176,108 @@ def base : Nat := 0
 def top : Nat := base + 1
 ''')
     assert d["def:top"] == (set(), {"def:base"})
+
+
+# issue 22, the text resolver's misses by class (one synthetic case each)
+
+def test_let_named_like_the_global_it_is_built_from():
+    d = deps('''
+def c (s : Nat) : Nat := s
+
+@[blueprint "def:r"]
+def r (s : Nat) : Nat := let c := c s; c + 1
+
+@[blueprint "lem:h"]
+theorem h_uses (s : Nat) : r s = r s := by
+  have c : c s = c s := rfl
+  exact (fun _ => rfl) c
+''')
+    assert d["def:r"][0] == {"NS.c"}  # the right-hand `c` is the global: scope starts after
+    assert d["lem:h"] == ({"def:r"}, {"NS.c"})
+
+
+def test_a_binder_whose_value_is_local_stays_local():
+    d = deps('''
+def c : Nat := 0
+
+@[blueprint "def:loc"]
+def loc (s : Nat) : Nat :=
+  let c := s
+  c + 1
+''')
+    assert d["def:loc"] == (set(), set())
+
+
+def test_field_notation_on_exists_obtain_fun_and_match_binders():
+    d = deps('''
+structure Factorization (n : Nat) where
+  k : Nat
+
+def Factorization.total_imbalance {n : Nat} (f : Factorization n) : Nat := f.k
+
+def Factorization.weight {n : Nat} (f : Factorization n) : Nat := f.k
+
+@[blueprint "lem:ex"]
+theorem ex (n : Nat) (h : ∃ f' : Factorization n, f'.k = 0) : True := by
+  obtain ⟨f', hf'⟩ := h
+  have := f'.total_imbalance
+  trivial
+
+@[blueprint "lem:fun"]
+theorem via_fun (n : Nat) : (fun g : Factorization n => g.weight) = fun g => g.weight := rfl
+
+@[blueprint "lem:match"]
+theorem via_match (n : Nat) (h : ∃ f' : Factorization n, f'.k = 0) : True :=
+  match h with
+  | ⟨f', _⟩ => (fun _ => trivial) f'.weight
+
+@[blueprint "lem:rcases"]
+theorem via_rcases (n : Nat) (h : ∃ f' : Factorization n, f'.k = 0) : True := by
+  rcases h with ⟨f', _⟩
+  exact (fun _ => trivial) f'.weight
+''')
+    assert "NS.Factorization.total_imbalance" in d["lem:ex"][1]
+    assert "NS.Factorization.weight" in d["lem:fun"][0]
+    assert "NS.Factorization.weight" in d["lem:match"][1]
+    assert "NS.Factorization.weight" in d["lem:rcases"][1]
+
+
+def test_an_anonymous_instance_carries_its_nodes_to_users_of_its_class():
+    d = deps('''
+def q : Nat := 3
+
+@[blueprint "lem:prime"]
+theorem prime_q : Nat.Prime q := sorry
+
+instance : Fact (Nat.Prime q) := ⟨prime_q⟩
+
+@[blueprint "lem:use"]
+theorem use_it : Fact (Nat.Prime q) := inferInstance
+
+@[blueprint "lem:before"]
+theorem no_use : q = q := rfl
+''')
+    inst = next(k for k in d if k.startswith("<instance"))
+    assert d[inst][0] == {"NS.q", "lem:prime"}
+    assert inst in d["lem:use"][0]
+    assert inst not in d["lem:before"][0] | d["lem:before"][1]
+
+
+def test_float_literals_and_structure_fields_are_not_constants():
+    d = deps('''
+def e : Nat := 3
+def M : Nat := 3
+
+@[blueprint "lem:lit"]
+theorem lit : (4.589e-9 : Float) = 4.589e-9 := rfl
+
+structure Params where
+  M : Nat
+  hM : 0 < M
+
+@[blueprint "lem:p"]
+theorem p (q : Params) : 0 < q.M := q.hM
+''')
+    assert d["lem:lit"] == (set(), set())
+    assert d["NS.Params"] == (set(), set())
+    assert d["lem:p"] == ({"NS.Params"}, set())
