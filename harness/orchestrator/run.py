@@ -52,6 +52,7 @@ class RunSettings(BaseModel):
     lean_memory_gb: float = Field(default=8.0, gt=0)  # one Lean process on this workspace
     ray_workspace: Literal["shared", "runtime_env"] = "shared"  # how workers see the workspace
     attempt_usd: float | None = Field(default=None, gt=0)  # one attempt's cap (budget / workers)
+    race: int = Field(default=1, ge=1, le=16)  # attempts at once on a critical node when idle
 
 
 class NodeResult(BaseModel):
@@ -114,6 +115,7 @@ class Session:
         self.notes: list[str] = []
         self.source: Path | None = None  # stage 1's informal source (--source)
         self.adjust: Callable[[dict], None] | None = None  # LeanArchitect's edges (with Lean)
+        self.tiers: list[tuple[int, str]] = []  # roles.prove.tiers: (after N failures, model)
         self.log: EventLog | None = None  # set by run(): the services may log (e.g. locking)
         self.state: RunState = RunState()
         self.result: RunResult | None = None  # set once result.json is written (any exit path)
@@ -233,7 +235,8 @@ class Session:
                                    attempts_before_repair=self.settings.attempts_before_repair,
                                    max_attempts=self.settings.max_attempts,
                                    budget=self.settings.budget, adjust=self.adjust,
-                                   attempt_usd=self.settings.attempt_usd)
+                                   attempt_usd=self.settings.attempt_usd,
+                                   race=self.settings.race, tiers=self.tiers)
                 executor = services.make_executor(services.runner, self.settings.workers)
                 try:
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
