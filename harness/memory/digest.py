@@ -24,7 +24,9 @@ ERROR_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("gate", re.compile(r"gate|lock|scope", re.I)),
     ("no_answer", re.compile(r"no fenced|no answer|did not answer|empty answer", re.I)),
 )
-_UNKNOWN = re.compile(r"unknown (?:identifier|constant) ['`‘«]?([^'`’»\s]+)")
+# Lean >= 4.2x: Unknown identifier `x`; older: unknown identifier 'x' (names may contain ')
+_UNKNOWN = re.compile(r"unknown (?:identifier|constant) (?:`([^`]+)`|'(\S+?)'(?=[\s,.;:]|$))",
+                      re.I)
 _GOAL = re.compile(r"^\s*⊢\s*(.+)$", re.M)
 _ERROR = re.compile(r"error:\s*(.+)")
 _WISH = re.compile(r"(?:\bhave|\blemma|\btheorem)\s+([A-Za-z_][\w.']*)\s*[^:]*:[^\n]*?:=\s*"
@@ -55,7 +57,7 @@ def digest_of(*, aid: str, reason: str, body: str = "", role: str = "", model: s
               cost: float = 0.0, seconds: float = 0.0, at: float | None = None) -> AttemptDigest:
     err = _ERROR.search(reason)
     goal = _GOAL.search(reason)
-    unknown = list(dict.fromkeys(m.group(1).rstrip(".,;:") for m in _UNKNOWN.finditer(reason)))
+    unknown = list(dict.fromkeys(m.group(1) or m.group(2) for m in _UNKNOWN.finditer(reason)))
     wished = list(dict.fromkeys(m.group(1) for m in _WISH.finditer(body)))
     first = err.group(1) if err else reason.strip().splitlines()[0] if reason.strip() else ""
     return AttemptDigest(aid=aid, role=role, model=model, approach=approach(body),

@@ -31,6 +31,8 @@ from harness.orchestrator.stage2 import OPEN_STATUSES, Stage2, Stage2Config
 from harness.orchestrator.state import (RunLock, RunState, atomic_write, rebuild, run_dir,
                                         run_id_for)
 from harness.workspace import find_workspace, harness_dir
+from harness.memory.model import Blocker
+from harness.orchestrator.nodememory import memory_store
 
 
 class RunSettings(BaseModel):
@@ -77,6 +79,9 @@ class RunResult(BaseModel):
     wall_time_s: float = 0.0
     sessions: int = 0
     notes: list[str] = Field(default_factory=list)
+    # nodes an agent handed to a person (report_blocker): the report, the best partial proof and
+    # the last goals; `harness resume-node FILE LABEL` clears one after a human edit
+    needs_person: dict[str, Blocker] = Field(default_factory=dict)
 
 
 @dataclass
@@ -401,10 +406,13 @@ class Session:
                     "unproved nodes (of imported files)")
         elif stop == "all nodes proved" and (counts["open"] or counts["blocked"]):
             stop = "no progress possible"  # the scheduler's view must not hide open nodes
+        escalated = {n: b for n, b in memory_store(self.workspace).blockers().items()
+                     if n in blocked and blocked[n].startswith("needs a person")}
         return RunResult(run_id=self.run_id, file=str(self.file), final_commit=head,
                          stop_reason=stop, exit_code=int(code), nodes=nodes, counts=counts,
                          attempts=sum(st.attempts.values()), tokens=st.tokens,
-                         cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes)
+                         cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes,
+                         needs_person=escalated)
 
 
 def _write_report(d: Path) -> None:

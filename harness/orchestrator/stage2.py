@@ -411,7 +411,7 @@ class Stage2:
         if r.escalation is not None:  # the agent handed the node to a person
             s.finish(r.node, False, now, worker=worker)
             why = self.memory.escalated(r)
-            self.log.append("escalated", node=r.node, aid=r.aid, kind=r.escalation.kind,
+            self.log.append("escalated", node=r.node, aid=r.aid, blocker=r.escalation.kind,
                             explanation=r.escalation.explanation)
             self._block(r.node, why)
             return

@@ -241,6 +241,10 @@ def rebuild(events: list[dict[str, Any]]) -> RunState:
             st.failures[ev["node"]] = 0
         elif k == "blocked":
             st.blocked[ev["node"]] = ev.get("reason", "")
+        elif k == "unblocked":  # resume-node: a person looked at it; fresh attempts
+            st.blocked.pop(ev["node"], None)
+            st.attempts.pop(ev["node"], None)
+            st.failures.pop(ev["node"], None)
         elif k in ("audit", "refine", "construct"):
             st.stage1_rounds = max(st.stage1_rounds, int(ev.get("round", 0)))
         elif k == "locked":
