@@ -42,11 +42,20 @@ def run(args: argparse.Namespace) -> int:
     keys = [k for k in a.own if args.all or a.decl(k).is_node]
     rows = [node_dict(a, k) for k in keys]
     live = live_state(args.file) if args.file.is_file() else None
+    person = _needs_person(args.file)
+    if live and "events" in live:  # spend so far, and the cost and time to finish (forecast.py)
+        from harness.orchestrator.forecast import forecast
+
+        left = sum(1 for r in rows if r["state"] not in ("proved", "informal")
+                   and r["kind"] not in ("def", "definition", "abbrev", "structure"))
+        live["forecast"] = forecast(live.pop("events"), left - len(person),
+                                    int(live.pop("workers_configured", 1) or 1))
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK
     if args.json:
         emit_json({"file": a.blueprint.display_path, "counts": counts(a), "nodes": rows,
                    "findings": [finding_dict(f) for f in a.findings],
-                   "warnings": [finding_dict(f) for f in a.warnings], "run": live})
+                   "warnings": [finding_dict(f) for f in a.warnings], "run": live,
+                   "needs_person": {k: b.model_dump() for k, b in person.items()}})
         return int(code)
     out = console()
     c = counts(a)
@@ -67,8 +76,25 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"[bold]Run[/] {live.get('run_id', '?')}: " + ", ".join(
             f"{k}={v}" for k, v in live.items() if k != "run_id" and not isinstance(v, (dict, list))))
         _print_placement(out, live)
+        if live.get("forecast"):
+            from harness.orchestrator.forecast import render
+
+            out.print(safe(render(live["forecast"])))
+    for k, b in person.items():
+        out.print(f"[bold red]needs a person[/] {safe(k)} ({b.kind}): {safe(b.explanation)}"
+                  f" — then `harness resume-node {safe(str(args.file))} {safe(k)}`")
     print_problems(a)
     return int(code)
+
+
+def _needs_person(file: Path) -> dict:
+    """Nodes an agent escalated (harness.memory), for the table's readers."""
+    if not file.is_file():
+        return {}
+    from harness.orchestrator.nodememory import memory_store
+    from harness.workspace import find_workspace
+
+    return memory_store(find_workspace(file)).blockers()
 
 
 def _print_placement(out, live: dict) -> None:

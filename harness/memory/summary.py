@@ -8,6 +8,7 @@ from harness.memory.model import NodeMemory
 
 MAX_SUMMARY_CHARS = 1_800  # measured in `bench context`
 MAX_LISTED = 4
+MAX_ITEM = 360  # one listed attempt
 TITLE = "## What earlier attempts on this node learned"
 
 
@@ -38,7 +39,7 @@ def summarise(mem: NodeMemory | None, limit: int = MAX_SUMMARY_CHARS) -> str:
             item += f" — Lean: {d.first_error}"
         if d.first_goal:
             item += f" — goal: ⊢ {d.first_goal}"
-        lines.append(item)
+        lines.append(item if len(item) <= MAX_ITEM else item[:MAX_ITEM - 1] + "…")
     out = "\n".join(lines)
     if len(out) > limit:  # drop whole items from the oldest end, then hard-clip
         while len(out) > limit and len(lines) > 3:
@@ -46,3 +47,15 @@ def summarise(mem: NodeMemory | None, limit: int = MAX_SUMMARY_CHARS) -> str:
             out = "\n".join(lines)
         out = out[:limit]
     return out
+
+
+def worst_case() -> str:
+    """The summary of a full memory whose every field is at its limit (for `bench context`)."""
+    from harness.memory.model import MAX_DIGESTS, AttemptDigest, NodeMemory
+
+    long = "x" * 400
+    ds = [AttemptDigest(aid=f"n#{i}", error_class="unknown_identifier", approach=long,
+                        first_error=long, first_goal=long,
+                        unknown_names=[f"Name.number{i}_{j}" for j in range(8)],
+                        wished_lemmas=[f"wish_{i}_{j}" for j in range(8)]) for i in range(MAX_DIGESTS)]
+    return summarise(NodeMemory(label="n", statement_hash="h", attempts=99, digests=ds))

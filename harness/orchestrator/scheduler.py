@@ -210,9 +210,11 @@ class Scheduler:
         out: list[Dispatch] = []
         running = sorted((n for n, st in self.nodes.items() if st.state == NodeState.RUNNING),
                          key=self._key)
+        cap = self.config.max_attempts
         for n in running:
             st = self.nodes[n]
             while (self.free_workers and 1 + len(st.racers) < self.config.race
+                   and (cap is None or st.attempts < cap)
                    and (limit is None or len(out) < limit)):
                 st.attempts += 1
                 w = heapq.heappop(self.free_workers)

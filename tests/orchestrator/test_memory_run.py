@@ -122,6 +122,11 @@ def test_escalated_node_is_handed_to_a_person_and_resumed(tmp_path) -> None:
         # a resumed run does not spend anything on it either
         _s, res_again = _run(f, srv, prove={"mode": "tools"})
         assert len(srv.chat_requests) == n_first and res_again.counts["blocked"] == 1
+        st = subprocess.run([PY, "-m", "harness", "status", str(f), "--json"], cwd=ws,
+                            env=fake_env(), capture_output=True, text=True, timeout=60)
+        shown = json.loads(st.stdout)
+        assert shown["needs_person"]["lem:one"]["kind"] == "statement_false"
+        assert shown["run"]["forecast"]["spent_usd"] >= 0
         # a person looked: resume-node hands it back; the next run proves it
         out = subprocess.run([PY, "-m", "harness", "resume-node", str(f), "lem:one", "--json"],
                              cwd=ws, env=fake_env(), capture_output=True, text=True, timeout=60)
