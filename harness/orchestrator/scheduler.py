@@ -284,7 +284,8 @@ class Scheduler:
             heapq.heappush(self.free_workers, st.worker)
             st.worker = None
 
-    def finish(self, n: str, ok: bool, now: float, worker: int | None = None) -> None:
+    def finish(self, n: str, ok: bool, now: float, worker: int | None = None,
+               reason: str = "") -> None:
         """An attempt ended: an accepted candidate waits for the gate; a failure reopens.
         ``worker``: which attempt (racing); the node's other racers keep their workers until
         their results come back (:meth:`release_racer`)."""
@@ -301,7 +302,7 @@ class Scheduler:
             st.state = NodeState.PENDING
             st.pending_since = now
         else:
-            self._fail(n, "attempt failed")
+            self._fail(n, " ".join(reason.split())[:300] or "attempt failed")
 
     def _fail(self, n: str, reason: str) -> None:
         st = self.nodes[n]

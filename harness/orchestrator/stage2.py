@@ -419,7 +419,7 @@ class Stage2:
             s.finish(r.node, False, now)
             self._block(r.node, f"repair: {r.reason}")
             return
-        s.finish(r.node, ok, now, worker=worker)
+        s.finish(r.node, ok, now, worker=worker, reason=r.reason)
         if ok:
             role = "repair" if r.kind == "repair" else (r.role or "prove")
             self.pending[r.node] = Candidate(r.aid, r.node, r.body, r.helpers, role)
