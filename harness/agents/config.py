@@ -72,8 +72,16 @@ class EndpointConfig(_Strict):
     max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
 
 
+class Tier(_Strict):
+    """One rung of a role's model ladder: this model from the attempt after ``after_failures``
+    failed attempts on the node (cheap first, stronger later)."""
+    model: str = Field(min_length=1)
+    after_failures: int = Field(default=0, ge=0)
+
+
 class RoleConfig(_Strict):
     model: str | None = None  # None: endpoint.default_model
+    tiers: list[Tier] = Field(default_factory=list)  # prove/repair: models by failures so far
     mode: Literal["tools", "completion"] = "tools"
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0)

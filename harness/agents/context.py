@@ -266,6 +266,7 @@ def context_benchmark(n_nodes: int = 500, seed: int = 0, sample: int | None = 50
     from harness.blueprint.dag import analyse
     from harness.blueprint.generate import generate_blueprint
     from harness.blueprint.parse import parse_text
+    from harness.memory.summary import worst_case as worst_case_memory
 
     bp = parse_text(generate_blueprint(n_nodes, seed))
     graph = analyse(bp).graph
@@ -285,4 +286,6 @@ def context_benchmark(n_nodes: int = 500, seed: int = 0, sample: int | None = 50
         "ratio_median": statistics.median(ratios) if ratios else 0.0,
         "ratio_max": max(ratios, default=0.0),
         "nodes_with_omissions": sum(1 for c in ctxs if c.omitted),
+        # the node memory's summary a prompt may carry on top (harness.memory.summary)
+        "memory_summary_tokens_max": estimate_tokens(worst_case_memory()),
     }

@@ -24,6 +24,7 @@ from harness.agents.tools import CheckFn, ProveTools, accepted, render_verdict
 from harness.blueprint.model import Blueprint
 from harness.errors import HarnessError
 from harness.lean.verdict import NodeVerdict
+from harness.memory.model import Blocker
 
 
 # earlier failures shown to the prove role: the newest few, each clipped (Lean output can be long)
@@ -68,6 +69,8 @@ class AttemptResult(BaseModel):
     verdict: NodeVerdict | None = None
     tactics: list[dict[str, str]] = []
     usage: Usage | None = None
+    escalation: Blocker | None = None  # status "escalated": the agent asked for a person
+    last_candidate: str = ""  # the last body Lean was asked about (for the node's memory)
     transcript: Transcript | None = None
     context_tokens: int | None = None
     lean_runs: int = 0
@@ -99,11 +102,12 @@ def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessCo
                    client: LLMClient, toolchain: Any | None, model: str | None = None,
                    graph: nx.DiGraph | None = None, check: CheckFn | None = None,
                    pool: Any | None = None, feedback: list[str] | None = None,
-                   library: Any | None = None) -> AttemptResult:
+                   library: Any | None = None, memory: str = "") -> AttemptResult:
     """The prove role on one node (``pool``: an optional ReplPool for `goals_at_sorry`;
     ``feedback``: why earlier attempts on the node failed, oldest first — Lean errors, contract
     and gate rejections; see :func:`feedback_section` for the bounds; ``library``: the
-    library index, default the workspace's, built on first need)."""
+    library index, default the workspace's, built on first need; ``memory``: the node's memory
+    summary, harness.memory.summary)."""
     node = bp.node(label)
     try:
         client.ledger.begin_attempt(label)
@@ -152,6 +156,8 @@ def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessCo
                 + ctx.skeleton + "\n```\n\n" + ctx.informal)
     else:
         user = ctx.text + "\n\nProve the node. Keep its statement unchanged."
+    if memory.strip():
+        user += "\n\n" + memory.strip()
     earlier = feedback_section(feedback)
     if earlier:
         user += "\n\n" + earlier
@@ -159,8 +165,14 @@ def prove_with_llm(bp: Blueprint, label: str, *, workspace: Path, cfg: HarnessCo
                        toolbox=tools, extract=extract, validate=validate)
     res = AttemptResult(label=label, method="llm", status=outcome.status, reason=outcome.reason,
                         usage=outcome.transcript.usage, transcript=outcome.transcript,
-                        context_tokens=ctx.tokens, lean_runs=tools.lean_runs)
+                        context_tokens=ctx.tokens, lean_runs=tools.lean_runs,
+                        last_candidate=tools.last_candidate)
     out = outcome.output
+    if outcome.status == "escalated" and tools.blocker is not None:
+        b = tools.blocker
+        res.escalation = Blocker(kind=b["kind"], explanation=b["explanation"],  # type: ignore
+                                 best_partial=b["best_partial"], last_goals=b["last_goals"])
+        return res
     if outcome.ok and isinstance(out, ProveResult):
         res.body, res.helpers = out.body, out.helpers
         if toolchain is None:

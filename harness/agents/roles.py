@@ -145,6 +145,9 @@ def run_role(role: str, user: str, *, client: LLMClient, cfg: HarnessConfig,
                     done = out
             if done is not None:
                 return finish("ok", "submitted", done)
+            stop = getattr(toolbox, "stop", None)  # e.g. report_blocker: hand over to a person
+            if stop:
+                return finish("escalated", stop)
             continue
         try:
             fields = extract(resp.content or "")

@@ -19,6 +19,7 @@ from harness.blueprint.lexer import mask
 from harness.blueprint.model import Blueprint
 from harness.errors import CannotCertify, HarnessError
 from harness.lean.verdict import NodeVerdict
+from harness.memory.model import BLOCKER_KINDS
 
 MAX_MESSAGES = 12
 MAX_LOOKUP_FILES = 3_000
@@ -77,6 +78,11 @@ class ProveTools:
         self.cache: dict[tuple[str, str], NodeVerdict] = {}
         self._files: list[Path] | None = None
         self.lean_runs = 0
+        # report_blocker: the agent says the node needs a person; the role loop stops on `stop`
+        self.blocker: dict[str, str] | None = None
+        self.stop: str | None = None
+        self.last_goals = ""
+        self.last_candidate = ""
 
     # ---- Lean
     def verdict(self, body: str, helpers: str = "") -> NodeVerdict:
@@ -156,6 +162,8 @@ class ProveTools:
         goals = [m for m in v.messages if m.region == "body" and m.severity == "information"]
         errors = [m for m in v.messages if m.region in ("body", "helpers") and m.is_error]
         out = [f"goal at sorry #{i + 1}:\n{m.data.strip()}" for i, m in enumerate(goals)]
+        if goals:
+            self.last_goals = "\n\n".join(out)[:4000]
         out += [f"error {m.candidate_line}:{m.candidate_col}: {m.data.strip()[:800]}"
                 for m in errors[:MAX_MESSAGES]]
         return "\n\n".join(out) or "Lean printed no goals (the sorry may be in term position)"
@@ -309,13 +317,35 @@ class ProveTools:
                   "words, a name or a fragment (`measure_ge_le`, `Real.exp_le`). Returns "
                   "signatures, docstrings and where each lives.",
                   {"query": s, "k": {"type": "integer"}}, ["query"]),
+            _spec("report_blocker", "Stop and ask for a person: the statement looks false or "
+                  "unprovable as stated (`statement_false`), the library lacks material it needs "
+                  "(`missing_library`), or it must be split into smaller lemmas "
+                  "(`needs_decomposition`). Give the evidence; the attempt ends and the node is "
+                  "not tried again until a person has looked.",
+                  {"kind": {"type": "string", "enum": list(BLOCKER_KINDS)},
+                   "explanation": s, "best_partial": s}, ["kind", "explanation"]),
             _spec("find_pattern", "Mathlib's `#find` with a pattern (e.g. `_ + _ = _ + _`, "
                   "`?n ≤ ?m → _`): the declarations whose result type matches, as `name: type`, "
                   "at most 20, in the file's environment; needs a running Lean REPL.",
                   {"pattern": s}, ["pattern"]),
         ]
 
+    def report_blocker(self, kind: Any, explanation: Any, best_partial: Any = "") -> str:
+        if kind not in BLOCKER_KINDS:
+            return f"error: `kind` must be one of {', '.join(BLOCKER_KINDS)}"
+        if not isinstance(explanation, str) or len(explanation.strip()) < 10:
+            return "error: `explanation` must say why (the evidence), in a sentence or more"
+        partial = best_partial if isinstance(best_partial, str) and best_partial.strip() \
+            else self.last_candidate
+        self.blocker = {"kind": kind, "explanation": explanation.strip()[:2000],
+                        "best_partial": partial[:4000], "last_goals": self.last_goals}
+        self.stop = f"needs a person ({kind}): {explanation.strip()[:300]}"
+        return "recorded: the node is handed to a person; this attempt ends here."
+
     def call(self, name: str, args: dict[str, Any]) -> str:
+        if name == "report_blocker":
+            return self.report_blocker(args.get("kind"), args.get("explanation"),
+                                       args.get("best_partial", ""))
         if name == "lookup":
             if not isinstance(args.get("name"), str):
                 return "error: `name` (a string) is required"
@@ -333,6 +363,7 @@ class ProveTools:
         if not isinstance(body, str) or not isinstance(helpers, str):
             return "error: `body` (a string) is required; `helpers` must be a string"
         if name == "check_candidate":
+            self.last_candidate = body
             return self.check_candidate(body, helpers)
         if name == "goals_at_sorry":
             return self.goals_at_sorry(body, helpers)

@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         _plan_without_lean(file, workspace, quiet=args.json)
     view = PlainView(sys.stderr) if args.json else make_view(args.live)
     session = Session(file, settings, workspace=workspace, notify=view)
+    session.tiers = [(t.after_failures, t.model) for t in cfg.role("prove").tiers]
     session.source = args.source
     if file.is_file() and tc is not None:
         session.adjust, note = _exact_adjust(file, workspace, args.lake)

@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-window", type=float, default=0.0,
                    help="pipelined: max seconds an accepted candidate waits for its batch")
     p.add_argument("--barrier-batch", type=int, default=16, help="barrier batch size")
+    p.add_argument("--learning", action="store_true",
+                   help="compare memory, model tiers and racing against today's policy "
+                        "(success-probability model: docs/benchmarks.md)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -60,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if args.project is not None:
         return _project(args)
     dag = load_dag(args.dag) if args.dag else generate_dag(args.generate, args.seed)
+    if args.learning:
+        return _learning(dag, args)
     policies = [Policy.PIPELINED, Policy.BARRIER] if args.compare else [Policy(args.policy)]
     results = [simulate(dag, args.workers, pol, failure_rate=args.failure_rate, seed=args.seed,
                         gate_latency=args.gate_latency, batch_size=args.batch_size,
@@ -80,6 +85,24 @@ def run(args: argparse.Namespace) -> int:
                   f"gate batches {r.gate_batches}  attempts {len(r.attempts)}")
     if args.compare:
         out.print(f"barrier / pipelined = {results[1].makespan / results[0].makespan:.3f}")
+    return int(ExitCode.OK)
+
+
+def _learning(dag, args: argparse.Namespace) -> int:
+    from harness.orchestrator.simulate_learning import (
+        CHEAP, STRONG, simulate_learning, standard_policies,
+    )
+
+    rows = [simulate_learning(dag, args.workers, pol, cheap=CHEAP, seed=args.seed)
+            for pol in standard_policies(CHEAP, STRONG)]
+    if args.json:
+        emit_json([r.to_json() for r in rows])
+        return int(ExitCode.OK)
+    t = Table("policy", "proved", "makespan", "cost (USD)", "USD / proved", "attempts", box=None)
+    for r in rows:
+        t.add_row(r.policy, f"{r.proved}/{len(dag.nodes)}", f"{r.makespan:.0f}",
+                  f"{r.cost_usd:.2f}", f"{r.cost_usd / max(r.proved, 1):.3f}", str(r.attempts))
+    console().print(t)
     return int(ExitCode.OK)
 
 

@@ -4,6 +4,7 @@ if any). Long tables show the first nodes; `--all` shows every node and ordinary
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
@@ -50,12 +51,21 @@ def run(args: argparse.Namespace) -> int:
     keys = list(a.own) if args.all else view.own
     rows = [node_dict(a, k, view.priority) for k in keys]
     live = live_state(args.file) if args.file.is_file() else None
+    person = _needs_person(args.file)
+    if live and "events" in live:  # spend so far, and the cost and time to finish (forecast.py)
+        from harness.orchestrator.forecast import forecast
+
+        left = sum(1 for r in rows if r["state"] not in ("proved", "informal")
+                   and r["kind"] not in ("def", "definition", "abbrev", "structure"))
+        live["forecast"] = forecast(live.pop("events"), left - len(person),
+                                    int(live.pop("workers_configured", 1) or 1))
     code = ExitCode.FINDINGS if a.findings else ExitCode.OK
     c = counts(a, view)
     if args.json:
         emit_json({"file": a.blueprint.display_path, "counts": c, "nodes": rows,
                    "findings": [finding_dict(f) for f in a.findings],
-                   "warnings": [finding_dict(f) for f in a.warnings], "run": live})
+                   "warnings": [finding_dict(f) for f in a.warnings], "run": live,
+                   "needs_person": {k: b.model_dump() for k, b in person.items()}})
         return int(code)
     out = console()
     out.print(headline({"file": a.blueprint.display_path, "counts": c}))
@@ -77,6 +87,13 @@ def run(args: argparse.Namespace) -> int:
     if live:
         out.print(describe_run(live))
         _print_placement(out, live)
+        if live.get("forecast"):
+            from harness.orchestrator.forecast import render
+
+            out.print(safe(render(live["forecast"])))
+    for k, b in person.items():
+        out.print(f"[bold red]needs a person[/] {safe(k)} ({b.kind}): {safe(b.explanation)}"
+                  f" — then `harness resume-node {safe(str(args.file))} {safe(k)}`")
     print_problems(a)
     return int(code)
 
@@ -109,6 +126,16 @@ def describe_run(live: dict) -> str:
     if live.get("torn_log"):
         parts.append("the event log ends in a torn line (ignored)")
     return head + "; ".join(parts)
+
+
+def _needs_person(file: Path) -> dict:
+    """Nodes an agent escalated (harness.memory), for the table's readers."""
+    if not file.is_file():
+        return {}
+    from harness.orchestrator.nodememory import memory_store
+    from harness.workspace import find_workspace
+
+    return memory_store(find_workspace(file)).blockers()
 
 
 def _print_placement(out, live: dict) -> None:

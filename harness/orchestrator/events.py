@@ -24,7 +24,7 @@ SCHEMA_VERSION = 1
 # Each event is written with one unbuffered write (whole line): that survives kill -9 of this
 # process. These are also fsynced (survive an OS crash): what would lose accepted work.
 DURABLE = frozenset({"attempt", "merged", "reconciled", "unmerged", "locked", "run_finished",
-                     "blocked"})
+                     "blocked", "escalated", "unblocked"})
 
 KINDS = frozenset({
     "run_started", "run_resumed", "run_finished", "stage", "construct", "audit", "refine",
@@ -34,6 +34,7 @@ KINDS = frozenset({
     "compile", "restate", "restated",  # stage 1: Lean errors, their repair, changed statements
     "breakage",  # stage 2: the record fails the gate outside a batch (and the repair step)
     "placed", "lost",  # a Ray executor: where an attempt runs; an attempt a dying worker lost
+    "escalated", "unblocked",  # an agent handed a node to a person; `resume-node` handed it back
 })
 
 

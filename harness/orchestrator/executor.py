@@ -20,6 +20,8 @@ from typing import Callable, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from harness.memory.model import Blocker
+
 
 class AttemptJob(BaseModel):
     run_id: str
@@ -34,6 +36,8 @@ class AttemptJob(BaseModel):
     feedback: list[str] = Field(default_factory=list)  # earlier failures of this node
     worker: int = 0
     budget_usd: float | None = None  # this attempt's spending cap (enforced where it runs)
+    memory: str = ""  # the node's memory summary for the prompt (harness.memory.summary)
+    model: str | None = None  # the role's model for this attempt (tiers); None: the config's
 
 
 class AttemptResult(BaseModel):
@@ -50,6 +54,8 @@ class AttemptResult(BaseModel):
     cost: float = 0.0
     seconds: float = 0.0
     fatal: str = ""  # the whole run must stop (e.g. the endpoint rejected the API key)
+    escalation: Blocker | None = None  # the agent reported that the node needs a person
+    model: str = ""  # the model that made the attempt (tiers)
     # where it ran (the event log and `status` show it): cluster node, host, worker process
     node_id: str = ""
     host: str = ""

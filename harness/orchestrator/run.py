@@ -35,6 +35,8 @@ from harness.orchestrator.stage2 import OPEN_STATUSES, Stage2, Stage2Config
 from harness.orchestrator.state import (RunLock, RunState, atomic_write, rebuild, run_dir,
                                         run_id_for)
 from harness.workspace import find_workspace, harness_dir
+from harness.memory.model import Blocker
+from harness.orchestrator.nodememory import memory_store
 
 
 class RunSettings(BaseModel):
@@ -56,6 +58,7 @@ class RunSettings(BaseModel):
     lean_memory_gb: float = Field(default=8.0, gt=0)  # one Lean process on this workspace
     ray_workspace: Literal["shared", "runtime_env"] = "shared"  # how workers see the workspace
     attempt_usd: float | None = Field(default=None, gt=0)  # one attempt's cap (budget / workers)
+    race: int = Field(default=1, ge=1, le=16)  # attempts at once on a critical node when idle
 
 
 class NodeResult(BaseModel):
@@ -80,6 +83,9 @@ class RunResult(BaseModel):
     wall_time_s: float = 0.0
     sessions: int = 0
     notes: list[str] = Field(default_factory=list)
+    # nodes an agent handed to a person (report_blocker): the report, the best partial proof and
+    # the last goals; `harness resume-node FILE LABEL` clears one after a human edit
+    needs_person: dict[str, Blocker] = Field(default_factory=dict)
 
 
 @dataclass
@@ -118,6 +124,7 @@ class Session:
         self.notes: list[str] = []
         self.source: Path | None = None  # stage 1's informal source (--source)
         self.adjust: Callable[[dict], None] | None = None  # LeanArchitect's edges (with Lean)
+        self.tiers: list[tuple[int, str]] = []  # roles.prove.tiers: (after N failures, model)
         self.log: EventLog | None = None  # set by run(): the services may log (e.g. locking)
         self.state: RunState = RunState()
         self.result: RunResult | None = None  # set once result.json is written (any exit path)
@@ -237,7 +244,8 @@ class Session:
                                    attempts_before_repair=self.settings.attempts_before_repair,
                                    max_attempts=self.settings.max_attempts,
                                    budget=self.settings.budget, adjust=self.adjust,
-                                   attempt_usd=self.settings.attempt_usd)
+                                   attempt_usd=self.settings.attempt_usd,
+                                   race=self.settings.race, tiers=self.tiers)
                 executor = services.make_executor(services.runner, self.settings.workers)
                 try:
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
@@ -409,10 +417,13 @@ class Session:
                     "unproved nodes (of imported files)")
         elif stop == "all nodes proved" and (counts["open"] or counts["blocked"]):
             stop = "no progress possible"  # the scheduler's view must not hide open nodes
+        escalated = {n: b for n, b in memory_store(self.workspace).blockers().items()
+                     if n in blocked and blocked[n].startswith("needs a person")}
         return RunResult(run_id=self.run_id, file=str(self.file), final_commit=head,
                          stop_reason=stop, exit_code=int(code), nodes=nodes, counts=counts,
                          attempts=sum(st.attempts.values()), tokens=st.tokens,
-                         cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes)
+                         cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes,
+                         needs_person=escalated)
 
 
 def _interrupted() -> tuple[str, int] | None:

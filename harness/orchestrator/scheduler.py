@@ -50,6 +50,9 @@ class SchedulerConfig:
     barrier_batch: int = 16  # barrier policy only: jobs per barrier batch
     attempts_before_repair: int | None = None  # K failures in a row -> needs_repair(node)
     max_attempts: int | None = None  # hard cap: the node is blocked after this many attempts
+    # racing: when no ready node is left for an idle worker, a running node on the critical path
+    # gets up to this many attempts at once; the first accepted one wins (pipelined only)
+    race: int = 1
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class _Node:
     worker: int | None = None
     reason: str = ""
     pending_since: float = 0.0
+    racers: list[int] = field(default_factory=list)  # further workers on this node (racing)
 
 
 @dataclass
@@ -197,7 +201,55 @@ class Scheduler:
             _, n = heapq.heappop(self._heap)
             if self._is_ready(n):
                 out.append(self._start(n))
+        if self.config.race > 1 and not any(self._is_ready(m) for _, m in self._heap):
+            out += self._dispatch_racers(limit if limit is None else limit - len(out))
         return out
+
+    def _dispatch_racers(self, limit: int | None) -> list[Dispatch]:
+        """Idle workers join running nodes, most critical first, up to ``race`` per node."""
+        out: list[Dispatch] = []
+        running = sorted((n for n, st in self.nodes.items() if st.state == NodeState.RUNNING),
+                         key=self._key)
+        cap = self.config.max_attempts
+        for n in running:
+            st = self.nodes[n]
+            while (self.free_workers and 1 + len(st.racers) < self.config.race
+                   and (cap is None or st.attempts < cap)
+                   and (limit is None or len(out) < limit)):
+                st.attempts += 1
+                w = heapq.heappop(self.free_workers)
+                st.racers.append(w)
+                out.append(Dispatch(n, w, st.attempts))
+        return out
+
+    def racing(self, n: str, worker: int | None) -> bool:
+        """Is ``worker`` one of several attempts in flight on ``n``?"""
+        st = self.nodes[n]
+        flight = ([st.worker] if st.worker is not None else []) + st.racers
+        return worker is not None and worker in flight and len(flight) > 1
+
+    def _drop(self, st: _Node, worker: int) -> None:
+        """Free one in-flight worker of ``st``."""
+        if st.worker == worker:
+            st.worker = st.racers.pop(0) if st.racers else None
+        elif worker in st.racers:
+            st.racers.remove(worker)
+        else:
+            return
+        heapq.heappush(self.free_workers, worker)
+
+    def racer_failed(self, n: str, worker: int) -> None:
+        """One of several attempts on a running node failed; the others go on."""
+        st = self.nodes[n]
+        self._drop(st, worker)
+        st.failures += 1
+
+    def release_racer(self, n: str, worker: int) -> None:
+        """A racing attempt came back after its node left RUNNING (won, blocked, reopened)."""
+        st = self.nodes[n]
+        if worker in st.racers:
+            st.racers.remove(worker)
+            heapq.heappush(self.free_workers, worker)
 
     def _dispatch_barrier(self, limit: int | None = None) -> list[Dispatch]:
         out: list[Dispatch] = []
@@ -232,16 +284,25 @@ class Scheduler:
             heapq.heappush(self.free_workers, st.worker)
             st.worker = None
 
-    def finish(self, n: str, ok: bool, now: float) -> None:
-        """An attempt ended: an accepted candidate waits for the gate; a failure reopens."""
+    def finish(self, n: str, ok: bool, now: float, worker: int | None = None,
+               reason: str = "") -> None:
+        """An attempt ended: an accepted candidate waits for the gate; a failure reopens.
+        ``worker``: which attempt (racing); the node's other racers keep their workers until
+        their results come back (:meth:`release_racer`)."""
         st = self.nodes[n]
         assert st.state == NodeState.RUNNING, (n, st.state)
-        self._release(st)
+        if worker is not None and (worker == st.worker or worker in st.racers):
+            self._drop(st, worker)
+        else:
+            self._release(st)
+        if st.worker is not None:  # racers still out: they become leftovers of this node
+            st.racers.insert(0, st.worker)
+            st.worker = None
         if ok:
             st.state = NodeState.PENDING
             st.pending_since = now
         else:
-            self._fail(n, "attempt failed")
+            self._fail(n, " ".join(reason.split())[:300] or "attempt failed")
 
     def _fail(self, n: str, reason: str) -> None:
         st = self.nodes[n]

@@ -156,18 +156,26 @@ def make_runner(cfg: HarnessConfig, tc: Any, *, budget_left: float | None,
             return _fail(job, tried or ["no LLM endpoint configured"])
         try:  # the node's earlier failures and gate rejections go to the next attempt
             r = prove_with_llm(bp, job.node, workspace=ws, cfg=cfg, client=client, toolchain=tc,
-                               feedback=job.feedback, pool=pool)
+                               feedback=job.feedback, pool=pool, memory=job.memory,
+                               model=job.model)
         except EndpointConfigError as err:  # bad key / URL: no attempt can succeed; stop the run
             tried.append(f"prove: {err.line()}")
             return _fail(job, tried, fatal=err.line())
         usage = r.usage
         tokens = (usage.prompt_tokens + usage.completion_tokens) if usage else 0
         cost = usage.cost_usd if usage else 0.0
+        model = cfg.role("prove", job.model).model or ""
         if r.proved and r.body:
             return AttemptResult(aid=job.aid, node=job.node, ok=True, body=r.body,
-                                 helpers=r.helpers, role="prove", tokens=tokens, cost=cost)
+                                 helpers=r.helpers, role="prove", tokens=tokens, cost=cost,
+                                 model=model)
+        if r.status == "escalated" and r.escalation is not None:
+            return AttemptResult(aid=job.aid, node=job.node, ok=False, role="prove",
+                                 reason=r.reason, tokens=tokens, cost=cost, model=model,
+                                 escalation=r.escalation.model_copy(update={"aid": job.aid}))
         tried.append(f"prove: {r.reason or r.status}")
-        return _fail(job, tried, tokens=tokens, cost=cost)
+        return _fail(job, tried, tokens=tokens, cost=cost, model=model,
+                     body=r.last_candidate)
 
     return run, client
 

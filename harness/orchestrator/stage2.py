@@ -27,6 +27,7 @@ from harness.orchestrator.certify import (Certifier, apply_lean_view, contradict
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import AttemptJob, AttemptResult, Executor
 from harness.orchestrator.leanview import clean_at
+from harness.orchestrator.nodememory import RunMemory
 from harness.orchestrator.record import CannotDecide, Candidate, Gate, MergeOutcome, Record
 from harness.orchestrator.scheduler import NodeState, Scheduler, SchedulerConfig
 from harness.orchestrator.state import RunState
@@ -113,6 +114,8 @@ class Stage2Config:
     attempt_usd: float | None = None  # one attempt's cap (default: budget / workers)
     poll_s: float = 0.1
     adjust: Callable[[dict], None] | None = None  # LeanArchitect's edges (blueprint.exact)
+    tiers: list[tuple[int, str]] = field(default_factory=list)  # (after N failures, model)
+    race: int = 1  # attempts at once on a critical-path node when workers would idle
 
     def attempt_cap(self) -> float | None:
         if self.budget is None:
@@ -154,6 +157,8 @@ class Stage2:
         self.certifier = certifier
         self.certification = "not run"
         self._certified: tuple[str | None, str] | None = None  # (head, status) last certified
+        self.memory = RunMemory(find_workspace(record.file), cfg.tiers)
+        self._aid_worker: dict[str, int] = {}  # racing: which worker an attempt occupies
 
     # ---- DAG from the record ----------------------------------------------------------------
     def _analysis(self) -> Analysis:
@@ -174,6 +179,10 @@ class Stage2:
     def _sync(self) -> None:
         a = self._analysis()
         h, work, order, blocked = work_graph(a)
+        self.memory.refresh(a)
+        for n, b in self.memory.needs_person().items():  # escalated earlier: a person decides
+            if n in work:
+                blocked.setdefault(n, f"needs a person ({b.kind}): {b.explanation}")
         for n, why in blocked.items():
             if n not in self.blocked:
                 self.blocked[n] = why
@@ -184,6 +193,7 @@ class Stage2:
                                   batch_window=self.cfg.batch_window,
                                   attempts_before_repair=self.cfg.attempts_before_repair,
                                   max_attempts=self.cfg.max_attempts)
+            cfg = SchedulerConfig(**{**cfg.__dict__, "race": max(1, self.cfg.race)})
             self.sched = Scheduler(h, work, cfg, order=order)
         else:
             self.sched.sync(h, work, order)
@@ -381,7 +391,9 @@ class Stage2:
                          file=str(self.record.file), commit=self.record.head(),
                          text=self.record.head_text(),
                          feedback=self.feedback.get(node, [])[-MAX_FEEDBACK:], worker=worker,
-                         budget_usd=self.cfg.attempt_cap())
+                         budget_usd=self.cfg.attempt_cap(), memory=self.memory.summary(node),
+                         model=self.memory.model_for(max(0, attempt - 1)))
+        self._aid_worker[aid] = worker
         self.log.append("dispatch", aid=aid, node=node, attempt=attempt, worker=worker,
                         job=kind, commit=job.commit)
         self.notify("dispatch", {"node": node, "worker": worker, "attempt": attempt,
@@ -403,13 +415,29 @@ class Stage2:
         self.notify("attempt", {"node": r.node, "ok": ok, "reason": r.reason, "kind": r.kind,
                                 "worker": self._worker_of(r.node), "cost": r.cost,
                                 "tokens": r.tokens, **r.placement()})
+        worker = self._aid_worker.pop(r.aid, None)
+        if not r.ok and not r.escalation and r.reason:
+            self.memory.failed(r)  # the node's memory, kept with the record across runs
         if r.node not in s.nodes or s.state(r.node) != NodeState.RUNNING:
+            if r.node in s.nodes and worker is not None:
+                s.release_racer(r.node, worker)  # a race was already won: free its worker
             return  # the node changed under the attempt (e.g. split away): drop it
+        if s.racing(r.node, worker) and not r.ok and not r.escalation:
+            s.racer_failed(r.node, worker)  # another attempt on the node is still running
+            self._remember(r.node, r.reason)
+            return
+        if r.escalation is not None:  # the agent handed the node to a person
+            s.finish(r.node, False, now, worker=worker)
+            why = self.memory.escalated(r)
+            self.log.append("escalated", node=r.node, aid=r.aid, blocker=r.escalation.kind,
+                            explanation=r.escalation.explanation)
+            self._block(r.node, why)
+            return
         if r.kind == "repair" and r.ok and r.repair == "blocker":
             s.finish(r.node, False, now)
             self._block(r.node, f"repair: {r.reason}")
             return
-        s.finish(r.node, ok, now)
+        s.finish(r.node, ok, now, worker=worker, reason=r.reason)
         if ok:
             role = "repair" if r.kind == "repair" else (r.role or "prove")
             self.pending[r.node] = Candidate(r.aid, r.node, r.body, r.helpers, role)

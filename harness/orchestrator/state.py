@@ -241,6 +241,10 @@ def rebuild(events: list[dict[str, Any]]) -> RunState:
             st.failures[ev["node"]] = 0
         elif k == "blocked":
             st.blocked[ev["node"]] = ev.get("reason", "")
+        elif k == "unblocked":  # resume-node: a person looked at it; fresh attempts
+            st.blocked.pop(ev["node"], None)
+            st.attempts.pop(ev["node"], None)
+            st.failures.pop(ev["node"], None)
         elif k in ("audit", "refine", "construct"):
             st.stage1_rounds = max(st.stage1_rounds, int(ev.get("round", 0)))
         elif k == "locked":
@@ -279,6 +283,10 @@ def live_status(workspace: Path, file: Path) -> dict[str, Any] | None:
         return {"run_id": d.name, "error": f"run state unreadable: {log}: {err}"}
     info = read_lock(d / "lock.json")
     active = lock_holder_alive(info)
+    cfgs = [ev.get("config") for ev in read.events if ev.get("kind") in ("run_started",
+                                                                        "run_resumed")]
+    workers_cfg = next((c.get("workers") for c in reversed(cfgs)
+                        if isinstance(c, dict) and c.get("workers")), 1)
     workers = [{"worker": ev.get("worker"), "node": ev["node"], "attempt": ev.get("attempt"),
                 "since": ev.get("t"),
                 **{k: ev[k] for k in ("host", "pid", "node_id") if ev.get(k)}}  # Ray: placed
@@ -291,4 +299,5 @@ def live_status(workspace: Path, file: Path) -> dict[str, Any] | None:
         "tokens": st.tokens, "cost": round(st.cost, 6), "last_event": st.last_t,
         "hosts": st.where, "lost": st.lost,
         "stale_lock": bool(info is not None and not active), "torn_log": read.torn_at is not None,
+        "events": read.events, "workers_configured": workers_cfg,
     }

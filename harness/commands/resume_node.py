@@ -1,0 +1,62 @@
+"""`harness resume-node FILE LABEL` — hand a node that an agent escalated ("needs a person")
+back to the provers, after a person has looked at it (edited the statement, added a lemma, …).
+
+It clears the node's blocker in `.harness/memory/` and, when the file has a run, records in the
+run's event log that the node is open again with fresh attempts; the next `harness run FILE`
+schedules it. Refused while a run holds the file's run lock (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.commands._common import add_json_arg
+from harness.errors import ExitCode, InputError, UsageError
+from harness.report.output import console, emit_json, safe
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("resume-node", help="give an escalated node back to the provers",
+                       description=__doc__)
+    p.add_argument("file", type=Path, help="the blueprint file")
+    p.add_argument("label", help="the node's label (or Lean name)")
+    add_json_arg(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.orchestrator.events import EventLog
+    from harness.orchestrator.nodememory import memory_store
+    from harness.orchestrator.state import lock_holder_alive, read_lock, run_dir
+    from harness.workspace import find_workspace
+
+    file: Path = args.file
+    if not file.is_file():
+        raise InputError(str(file), 1, 0, "no such blueprint file")
+    ws = find_workspace(file)
+    store = memory_store(ws)
+    known = store.blockers()
+    if args.label not in known:
+        from difflib import get_close_matches
+
+        near = get_close_matches(args.label, list(known), n=1)
+        hint = f" (did you mean {near[0]}?)" if near else (
+            "" if known else " (no node needs a person)")
+        raise UsageError(f"resume-node: {args.label} was not escalated{hint}")
+    d = run_dir(ws, file)
+    if lock_holder_alive(read_lock(d / "lock.json")):
+        raise UsageError(f"resume-node: a run of {file} is in progress; stop it first")
+    store.clear_blocker(args.label)
+    logged = False
+    if (d / "events.jsonl").is_file():
+        log = EventLog(d / "events.jsonl")
+        log.append("unblocked", node=args.label, reason="resume-node: a person took over")
+        logged = True
+    out = {"label": args.label, "cleared": True, "run_updated": logged}
+    if args.json:
+        emit_json(out)
+    else:
+        console().print(f"{safe(args.label)}: back to the provers"
+                        + ("; the next `harness run` schedules it" if logged else ""))
+    return int(ExitCode.OK)
