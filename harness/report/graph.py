@@ -86,12 +86,14 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
     - ``edges``: ``source``, ``target`` (dependency -> user), ``kinds`` (statement / proof),
       ``projected`` (true: only through ordinary declarations), ``d`` (SVG path) when laid out;
     - ``modules``: per module ``name``, ``nodes`` (keys), ``counts`` (by state, own nodes),
-      ``external`` (only imported nodes), ``box`` ([x, y, w, h]: collapse it to that) or None;
+      ``external`` (only imported nodes), ``box`` ([x, y, w, h] around its nodes) or None,
+      and when laid out ``collapsed`` ([x, y, w, h] in the collapsed view: modules only);
     - ``module_edges``: ``source``, ``target`` (modules), ``count``, ``kinds``, ``d`` (box to
-      box) or None;
+      box) or None, ``dc`` (the same in the collapsed view);
     - ``view``: "blueprint" | "declarations"; ``hidden``: ordinary declarations not drawn;
     - ``counts``, ``colours``, ``files``, ``title``; ``layout``: engine, seconds, note, width,
-      height, clusters (module -> [x, y, w, h]), or None.
+      height, clusters (module -> [x, y, w, h]), collapsed ({width, height} of the collapsed
+      view), or None.
     """
     items = [analyses] if isinstance(analyses, Analysis) else list(analyses)
     if declarations:
@@ -144,7 +146,10 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
                     "width": round(lay.width, 1), "height": round(lay.height, 1),
                     "clusters": {k: [round(x, 1) for x in v] for k, v in lay.clusters.items()}}
     own_states = [n["state"] for n in nodes.values() if not n["external"]]
-    groups, group_edges = module_groups(nodes, edges, lay_info and lay_info["clusters"], STATES)
+    groups, group_edges, collapsed = module_groups(
+        nodes, edges, lay_info["clusters"] if lay_info else None, STATES)
+    if lay_info is not None:
+        lay_info["collapsed"] = collapsed
     return {
         "title": title or (items[0].blueprint.display_path if len(items) == 1
                            else f"{len(items)} blueprint paths"),

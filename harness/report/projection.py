@@ -17,6 +17,7 @@ from typing import Any
 from harness.blueprint.dag import Analysis
 
 Edges = dict[tuple[str, str], set[str]]
+CHAR_W, BOX_H = 7.0, 28.0  # as harness.report.graph draws labels
 
 
 def is_blueprint(a: Analysis, key: str) -> bool:
@@ -85,9 +86,12 @@ def _reach(a: Analysis, start: str, memo: dict[str, frozenset[str]]) -> frozense
 
 def module_groups(nodes: dict[str, dict[str, Any]], edges: Edges,
                   clusters: dict[str, list[float]] | None, states: Iterable[str]
-                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, float] | None]:
     """Per module (the page's groups): its nodes, counts by state, and its box when laid
-    out; per pair of modules the edges between them, drawn box to box when laid out."""
+    out; per pair of modules the edges between them, drawn box to box when laid out. When laid
+    out, also the *collapsed* view: the module graph alone, one small box per module
+    (``collapsed``: [x, y, w, h]; edges ``dc``), laid out by the layered engine, and its size
+    (the third value) — readable at the fitted scale where 1 000 nodes are not."""
     by: dict[str, list[str]] = {}
     for k, n in nodes.items():
         by.setdefault(n.get("module") or "", []).append(k)
@@ -110,8 +114,32 @@ def module_groups(nodes: dict[str, dict[str, Any]], edges: Edges,
     out = []
     for (mu, mv), e in pairs.items():
         e["kinds"] = sorted(e["kinds"])
-        a, b = (clusters or {}).get(mu), (clusters or {}).get(mv)
-        e["d"] = (f"M{round(a[0] + a[2] / 2, 1)},{round(a[1] + a[3], 1)} "
-                  f"L{round(b[0] + b[2] / 2, 1)},{round(b[1], 1)}") if a and b else None
+        e["d"] = _box_to_box((clusters or {}).get(mu), (clusters or {}).get(mv))
         out.append(e)
-    return groups, out
+    size = None
+    if clusters is not None:
+        size = _collapsed(groups, out)
+    return groups, out, size
+
+
+def _box_to_box(a, b) -> str | None:
+    if not a or not b:
+        return None
+    return (f"M{round(a[0] + a[2] / 2, 1)},{round(a[1] + a[3], 1)} "
+            f"L{round(b[0] + b[2] / 2, 1)},{round(b[1], 1)}")
+
+
+def _collapsed(groups: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> dict[str, float]:
+    from harness.report.layered import MARGIN, flat
+
+    index = {g["name"]: i for i, g in enumerate(groups)}
+    widths = [min(len(g["name"]), 60) * CHAR_W + 24 for g in groups]
+    cx, _, w, h = flat(widths, [BOX_H] * len(groups),
+                       [(index[e["source"]], index[e["target"]]) for e in pairs])
+    for g, (x, y), bw in zip(groups, cx, widths):
+        g["collapsed"] = [round(x - bw / 2 + MARGIN, 1), round(y - BOX_H / 2 + MARGIN, 1),
+                          round(bw, 1), BOX_H]
+    for e in pairs:
+        e["dc"] = _box_to_box(groups[index[e["source"]]]["collapsed"],
+                              groups[index[e["target"]]]["collapsed"])
+    return {"width": round(w + 2 * MARGIN, 1), "height": round(h + 2 * MARGIN, 1)}
