@@ -134,6 +134,9 @@ def test_page_at_scale_is_laid_out_grouped_and_small(project, tmp_path, monkeypa
         x, y, w, h = lay["clusters"][n["module"]]
         assert x <= n["x"] - n["w"] / 2 and n["x"] + n["w"] / 2 <= x + w + 0.5
         assert y <= n["y"] - n["h"] / 2 and n["y"] + n["h"] / 2 <= y + h + 0.5
+    at = {n["key"]: n for n in data["nodes"]}
+    for e in data["edges"]:  # dependencies above their users, every edge drawn
+        assert at[e["source"]]["y"] < at[e["target"]]["y"] and e["d"].startswith("M")
     for key in ("box", "collapsed"):  # module boxes apart, expanded and collapsed
         rects = sorted(g[key] for g in data["modules"])
         for i, (x, y, w, h) in enumerate(rects):
