@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 HGAP, VGAP, DUMMY_W, MARGIN = 24.0, 56.0, 8.0, 20.0
 MOD_HGAP, MOD_VGAP, MOD_PAD, MOD_HEAD = 40.0, 60.0, 10.0, 22.0
 SWEEPS, XPASSES = 6, 4
+DUMMY_BUDGET = 3  # dummy vertices per real one, at most
 ASPECT = 2.0  # target width / height of a drawing (screens are wider than tall)
 
 Progress = Callable[[int, int], None]  # (done, total)
@@ -54,9 +55,15 @@ def flat(widths: list[float], heights: list[float], edges: list[tuple[int, int]]
     chains: dict[tuple[int, int], list[int]] = {}
     adj_up: list[list[int]] = [list(p) for p in pred]
     adj_down: list[list[int]] = [list(s) for s in succ]
-    for u, v in up:
+    # the shortest long edges get dummies first, up to a budget: a few edges spanning a hundred
+    # layers would otherwise multiply the vertices (and the time) tenfold; the rest are straight
+    budget = max(2000, DUMMY_BUDGET * n)
+    for u, v in sorted(up, key=lambda e: r[e[1]] - r[e[0]]):
         if r[v] - r[u] <= 1:
             continue
+        budget -= r[v] - r[u] - 1
+        if budget < 0:
+            break
         prev, chain = u, []
         adj_down[u].remove(v)
         adj_up[v].remove(u)
