@@ -28,6 +28,7 @@ DPI = 72.0  # dot's points; we draw 1 point = 1 pixel
 MARGIN = 20.0
 DOT_MAX_NODES = 2500  # docs/benchmarks.md: dot's time grows fast past a few thousand nodes
 ENGINES = ("auto", "dot", "igraph", "layered")
+AUTO_DOT_TIMEOUT = 10.0  # seconds; then the layered engine, with a note
 IGRAPH_CHILD = [sys.executable, "-m", "harness.report.igraph_child"]  # tests swap it
 
 
@@ -67,7 +68,9 @@ def layout(nodes: list[NodeBox], edges: list[tuple[str, str]], *, engine: str = 
         raise UsageError(f"graph layout: unknown engine `{engine}` ({', '.join(ENGINES)})")
     keys = {n.key for n in nodes}
     edges = [(u, v) for u, v in edges if u in keys and v in keys and u != v]
-    timeout_s = timeout_s if timeout_s is not None else 30.0 + len(nodes) / 50
+    if timeout_s is None:  # "auto" keeps a page's layout within seconds (issue #21); a dot
+        # asked for by name may take its time
+        timeout_s = AUTO_DOT_TIMEOUT if engine == "auto" else 30.0 + len(nodes) / 50
     note = ""
     if engine == "auto" and len(nodes) > DOT_MAX_NODES:
         engine, note = "layered", (f"{len(nodes)} nodes: the layered engine (dot takes minutes "
