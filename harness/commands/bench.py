@@ -6,8 +6,9 @@
 - schedule: pipelined scheduler vs barrier rounds vs the lower bound (orchestrator.benchmark);
 - project: the project-wide DAG of a generated --files-module project, against analysing each
   file with its import closure (blueprint.genproject).
-- graph: layout time of the blueprint graph, dot vs igraph, 100 / 1000 / 5000 nodes
-  (report.benchmark; --nodes N: one size);
+- graph: layout time of the blueprint graph, dot vs igraph vs the layered engine, 100 / 1000 /
+  5000 nodes, and a ~1 000-node project with ~9 000 ordinary declarations (report.benchmark;
+  --nodes N: one size; --files N: the project's modules, 0: none);
 - index: the library index on a generated Mathlib-sized tree (library.benchmark; --files N);
 - premises: premise recall@1/@10 and ms/query of the ranker vs plain BM25 on a Lean tree
   (`--corpus DIR`, or a generated one of --files N files; library.premises);
@@ -199,7 +200,8 @@ def _other(args: argparse.Namespace) -> dict:
     elif args.what == "graph":
         from harness.report.benchmark import graph_layout
 
-        result = graph_layout([args.nodes] if args.nodes else [100, 1000, 5000], args.repeat)
+        result = graph_layout([args.nodes] if args.nodes else [100, 1000, 5000], args.repeat,
+                              project_files=167 if args.files is None else args.files)
     elif args.what == "warm":  # what a node's warm REPL saves per goal query
         from harness.orchestrator.executor_bench import warm_lean_saving
 

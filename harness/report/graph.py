@@ -2,8 +2,9 @@
 
 :func:`graph_data` merges one or more analyses (one per blueprint file; a node belongs to the
 file that declares it) into plain data, optionally overlaid with a run's outcome (status,
-attempts, last gate message); :mod:`harness.report.layout` places it (Graphviz ``dot``, else
-igraph). :func:`render_svg` draws it — every node is a ``<g class="node" data-key=…>`` — and
+attempts, last gate message); by default only blueprint nodes, with edges projected through
+ordinary declarations (:mod:`harness.report.projection`); :mod:`harness.report.layout` places
+it (Graphviz ``dot``, else a pure-Python layered layout). :func:`render_svg` draws it — every node is a ``<g class="node" data-key=…>`` — and
 :func:`render_html` wraps it with ``graph.js``/``graph.css`` (pan/zoom, search, filters, side
 panel), inlined, so the page is one file that makes no network request.
 """
@@ -14,10 +15,13 @@ import html
 import json
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from harness.blueprint.dag import Analysis
+from harness.blueprint.source import decode
+from harness.errors import InputError
 from harness.report.layout import NodeBox, layout
+from harness.report.projection import blueprint_edges, declaration_edges, is_blueprint, module_groups
 from harness.report.summary import node_dict
 
 COLOURS = {"proved": "#2e9d4b", "ready": "#2f7fd8", "waiting": "#d9a21b", "open": "#9aa1a9",
@@ -41,71 +45,121 @@ def module_of(path: str | Path | None, workspace: Path | None) -> str | None:
         ".".join(p.with_suffix("").parts)
 
 
-def _signature(a: Analysis, key: str) -> str | None:
-    if a.is_external(key) or a.is_informal(key):  # informal: a node with no Lean
+def _signature(a: Analysis, key: str, texts: dict[str, str]) -> str | None:
+    """The Lean signature, sliced from the declaration's own file (in directory mode the
+    analysis's root text is empty: the file is read, once)."""
+    if a.is_informal(key):  # informal: a node with no Lean
         return None
     d = a.decl(key)
-    sig = d.signature_span.slice(a.blueprint.text).strip()
+    f = a.graph.nodes[key].get("file")
+    if f is None or f == a.blueprint.display_path:
+        text = a.blueprint.text
+    else:
+        if f not in texts:
+            try:
+                texts[f] = decode(Path(f).read_bytes(), f)[0]
+            except (OSError, InputError):
+                texts[f] = ""
+        text = texts[f]
+    sig = d.signature_span.slice(text).strip() if text else ""
     text = f"{d.kind.value} {d.name or ''} {sig}".strip()
     return text if len(text) <= 1200 else text[:1199] + "…"
 
 
 def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | None = None,
                run: dict[str, dict[str, Any]] | None = None, title: str | None = None,
-               engine: str = "auto") -> dict[str, Any]:
-    """One graph over the files' own nodes plus the imported nodes they use directly.
-    ``run``: key -> {"status", "attempts", "message"} from a run (overrides the state)."""
+               engine: str | None = "auto", declarations: bool = False,
+               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """One graph over the files' own blueprint nodes plus the imported nodes they use.
+
+    ``declarations``: draw every declaration and its direct edges instead (ordinary ones too).
+    ``run``: key -> {"status", "attempts", "message"} from a run (overrides the state).
+    ``engine``: the layout engine (:func:`harness.report.layout.layout`); None: no layout
+    (`graph -o x.json`), so nodes have no x/y/w/h, edges no "d", and "layout" is None.
+
+    The data (JSON; the page reads it from ``#graph-data``):
+
+    - ``nodes``: :func:`harness.report.summary.node_dict` (``state``: proved / ready / waiting /
+      open / blocked / informal; ``statement``/``proof``: the informal LaTeX text; …) plus
+      ``module`` (dotted module of its file), ``signature`` (the Lean signature, every mode),
+      and when laid out ``x``, ``y`` (centre), ``w``, ``h``, ``shape``;
+    - ``edges``: ``source``, ``target`` (dependency -> user), ``kinds`` (statement / proof),
+      ``projected`` (true: only through ordinary declarations), ``d`` (SVG path) when laid out;
+    - ``modules``: per module ``name``, ``nodes`` (keys), ``counts`` (by state, own nodes),
+      ``external`` (only imported nodes), ``box`` ([x, y, w, h] around its nodes) or None,
+      and when laid out ``collapsed`` ([x, y, w, h] in the collapsed view: modules only);
+    - ``module_edges``: ``source``, ``target`` (modules), ``count``, ``kinds``, ``d`` (box to
+      box) or None, ``dc`` (the same in the collapsed view);
+    - ``view``: "blueprint" | "declarations"; ``hidden``: ordinary declarations not drawn;
+    - ``counts``, ``colours``, ``files``, ``title``; ``layout``: engine, seconds, note, width,
+      height, clusters (module -> [x, y, w, h]), collapsed ({width, height} of the collapsed
+      view), or None.
+    """
     items = [analyses] if isinstance(analyses, Analysis) else list(analyses)
+    if declarations:
+        edges, projected = declaration_edges(items), set()
+    else:
+        edges, projected = blueprint_edges(items)
+    texts: dict[str, str] = {}
     nodes: dict[str, dict[str, Any]] = {}
+    hidden = 0
     for a in items:
         for key in a.own:
             if key in nodes and not nodes[key]["external"]:
                 continue  # declared twice across files: the first file keeps it
+            if not declarations and not is_blueprint(a, key):
+                hidden += 1
+                continue
             n = node_dict(a, key)
             # the node's own file: a project-wide analysis holds every file's nodes
             n["module"] = module_of(a.graph.nodes[key].get("file") or a.blueprint.path
                                     or a.blueprint.display_path, workspace)
-            n["signature"] = _signature(a, key)
+            n["signature"] = _signature(a, key, texts)
             nodes[key] = n
     for a in items:
-        own = set(a.own)
-        for v in a.own:
-            for u in a.graph.predecessors(v):
-                if u not in own and u not in nodes:
-                    n = node_dict(a, u)
-                    n["module"] = module_of(n.get("file"), workspace)
-                    n["signature"] = None
-                    nodes[u] = n
-    edges: dict[tuple[str, str], set[str]] = {}
-    for a in items:
-        for v in a.own:
-            for u in a.graph.predecessors(v):
-                edges.setdefault((u, v), set()).update(a.graph.edges[u, v]["kinds"])
+        for u, _ in edges:
+            if u not in nodes and u in a.graph:
+                n = node_dict(a, u)
+                n["module"] = module_of(n.get("file"), workspace)
+                n["signature"] = _signature(a, u, texts)
+                nodes[u] = n
+    edges = {e: k for e, k in edges.items() if e[0] in nodes and e[1] in nodes}
     for key, n in nodes.items():
         info = (run or {}).get(key)
         if info:
             n["run"] = info
             if info.get("status") in ("proved", "blocked"):
                 n["state"] = info["status"]
-    boxes = [node_box(n) for n in nodes.values()]
-    lay = layout(boxes, list(edges), engine=engine)
-    for b in boxes:
-        n = nodes[b.key]
-        n["x"], n["y"] = lay.centres[b.key]
-        n["w"], n["h"], n["shape"] = b.width, b.height, b.shape
-    edge_list = [{"source": u, "target": v, "kinds": sorted(k), "d": lay.edge_paths[(u, v)]}
+    edge_list = [{"source": u, "target": v, "kinds": sorted(k), "projected": (u, v) in projected}
                  for (u, v), k in edges.items()]
+    lay_info = None
+    if engine is not None:
+        boxes = [node_box(n) for n in nodes.values()]
+        lay = layout(boxes, list(edges), engine=engine, progress=progress)
+        for b in boxes:
+            n = nodes[b.key]
+            n["x"], n["y"] = lay.centres[b.key]
+            n["w"], n["h"], n["shape"] = b.width, b.height, b.shape
+        for e in edge_list:
+            e["d"] = lay.edge_paths[(e["source"], e["target"])]
+        lay_info = {"engine": lay.engine, "seconds": lay.seconds, "note": lay.note,
+                    "width": round(lay.width, 1), "height": round(lay.height, 1),
+                    "clusters": {k: [round(x, 1) for x in v] for k, v in lay.clusters.items()}}
     own_states = [n["state"] for n in nodes.values() if not n["external"]]
+    groups, group_edges, collapsed = module_groups(
+        nodes, edges, lay_info["clusters"] if lay_info else None, STATES)
+    if lay_info is not None:
+        lay_info["collapsed"] = collapsed
     return {
         "title": title or (items[0].blueprint.display_path if len(items) == 1
                            else f"{len(items)} blueprint paths"),
         "files": list(dict.fromkeys(a.graph.nodes[k].get("file") or a.blueprint.display_path
                                     for a in items for k in a.own)),
         "counts": {s: own_states.count(s) for s in STATES}, "colours": COLOURS,
+        "view": "declarations" if declarations else "blueprint", "hidden": hidden,
         "nodes": list(nodes.values()), "edges": edge_list,
-        "layout": {"engine": lay.engine, "seconds": lay.seconds, "note": lay.note,
-                   "width": round(lay.width, 1), "height": round(lay.height, 1),
-                   "clusters": {k: [round(x, 1) for x in v] for k, v in lay.clusters.items()}},
+        "modules": groups, "module_edges": group_edges,
+        "layout": lay_info,
     }
 
 

@@ -1,10 +1,12 @@
-"""Layered layout of a DAG by a real layout engine: Graphviz ``dot``, else igraph's Sugiyama.
+"""Layered layout of a DAG: Graphviz ``dot``, else a pure-Python layered layout; igraph on request.
 
 ``dot`` (the engine leanblueprint users already have) runs as a subprocess with a timeout and
-``-Tjson0`` output; its clusters group nodes by module. When ``dot`` is missing, fails or times
-out, igraph's Sugiyama layout (a PyPI wheel) is used: layers, barycentre crossing reduction, and
-dummy vertices that route long edges. Both return the same :class:`Layout`, in pixels with the
-origin at the top left, dependencies above their users.
+``-Tjson0`` output; its clusters group nodes by module. When ``dot`` is missing, fails, times
+out or the graph is big, :mod:`harness.report.layered` lays it out in this process: pure
+Python, so it cannot crash the process (igraph 1.0.0's Sugiyama segfaults: issue #19).
+``--layout igraph`` runs igraph's Sugiyama in a child process (:mod:`harness.report.igraph_child`)
+with a timeout; a crash there falls back to the layered engine with a note. All return the same
+:class:`Layout`, in pixels with the origin at the top left, dependencies above their users.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness.errors import UsageError
@@ -23,6 +27,9 @@ from harness.errors import UsageError
 DPI = 72.0  # dot's points; we draw 1 point = 1 pixel
 MARGIN = 20.0
 DOT_MAX_NODES = 2500  # docs/benchmarks.md: dot's time grows fast past a few thousand nodes
+ENGINES = ("auto", "dot", "igraph", "layered")
+AUTO_DOT_TIMEOUT = 10.0  # seconds; then the layered engine, with a note
+IGRAPH_CHILD = [sys.executable, "-m", "harness.report.igraph_child"]  # tests swap it
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,7 @@ class NodeBox:
 
 @dataclass
 class Layout:
-    engine: str  # "dot" | "igraph"
+    engine: str  # "dot" | "igraph" | "layered"
     width: float
     height: float
     centres: dict[str, tuple[float, float]]
@@ -51,16 +58,23 @@ def dot_executable() -> str | None:
 
 
 def layout(nodes: list[NodeBox], edges: list[tuple[str, str]], *, engine: str = "auto",
-           timeout_s: float | None = None) -> Layout:
-    """``engine``: "auto" (dot up to DOT_MAX_NODES nodes, else or when dot is unusable
-    igraph), "dot" or "igraph"."""
+           timeout_s: float | None = None,
+           progress: Callable[[int, int], None] | None = None) -> Layout:
+    """``engine``: "auto" (dot up to DOT_MAX_NODES nodes when installed, else the layered
+    engine), "dot", "igraph" (in a child process) or "layered". Any engine that fails falls
+    back to "layered" with a note, except an explicit "dot" that is missing or fails (an
+    error: the user asked for it). ``progress(done, total)``: the layered engine's progress."""
+    if engine not in ENGINES:
+        raise UsageError(f"graph layout: unknown engine `{engine}` ({', '.join(ENGINES)})")
     keys = {n.key for n in nodes}
     edges = [(u, v) for u, v in edges if u in keys and v in keys and u != v]
-    timeout_s = timeout_s if timeout_s is not None else 30.0 + len(nodes) / 50
+    if timeout_s is None:  # "auto" keeps a page's layout within seconds (issue #21); a dot
+        # asked for by name may take its time
+        timeout_s = AUTO_DOT_TIMEOUT if engine == "auto" else 30.0 + len(nodes) / 50
     note = ""
     if engine == "auto" and len(nodes) > DOT_MAX_NODES:
-        engine, note = "igraph", (f"{len(nodes)} nodes: igraph (dot takes minutes above "
-                                  f"{DOT_MAX_NODES}; `--layout dot` forces it)")
+        engine, note = "layered", (f"{len(nodes)} nodes: the layered engine (dot takes minutes "
+                                   f"above {DOT_MAX_NODES}; `--layout dot` forces it)")
     if engine in ("auto", "dot"):
         exe = dot_executable()
         if exe is not None:
@@ -68,23 +82,64 @@ def layout(nodes: list[NodeBox], edges: list[tuple[str, str]], *, engine: str = 
                 return _with_time(lambda: dot_layout(exe, nodes, edges, timeout_s))
             except (subprocess.TimeoutExpired, subprocess.CalledProcessError, OSError,
                     ValueError, KeyError) as err:
-                note = f"dot failed ({_short(err)}); used igraph"
+                note = f"dot failed ({_short(err)}); used the layered engine"
                 if engine == "dot":
                     raise UsageError(f"graph layout: dot failed: {_short(err)}") from None
         elif engine == "dot":
             raise UsageError("graph layout: Graphviz `dot` not found (install Debian's "
                              "graphviz, or set HARNESS_DOT)")
         else:
-            note = "Graphviz dot not found; used igraph"
-    if engine not in ("auto", "dot", "igraph"):
-        raise UsageError(f"graph layout: unknown engine `{engine}` (auto, dot or igraph)")
-    try:
-        out = _with_time(lambda: igraph_layout(nodes, edges))
-    except ImportError:
-        raise UsageError("graph layout: neither Graphviz `dot` nor igraph is available "
-                         "(install Debian's graphviz, or `pip install igraph`)") from None
+            note = "Graphviz dot not found; used the layered engine"
+    if engine == "igraph":
+        try:
+            return _with_time(lambda: igraph_in_child(nodes, edges, timeout_s))
+        except ChildFailed as err:
+            note = f"igraph {err}; used the layered engine"
+    from harness.report.layered import layered_layout
+
+    out = _with_time(lambda: layered_layout(nodes, edges, progress))
     out.note = note
     return out
+
+
+class ChildFailed(Exception):
+    """The igraph child crashed, timed out, is not installed or answered garbage."""
+
+
+def igraph_in_child(nodes: list[NodeBox], edges: list[tuple[str, str]],
+                    timeout_s: float) -> Layout:
+    """igraph's Sugiyama in a child process: a segfault there is a :class:`ChildFailed`."""
+    req = json.dumps({"nodes": [[n.key, n.width, n.height, n.shape, n.cluster] for n in nodes],
+                      "edges": edges}).encode()
+    try:
+        out = _run(IGRAPH_CHILD, req, timeout_s)
+    except subprocess.TimeoutExpired as err:
+        raise ChildFailed(f"timed out after {err.timeout:g} s") from None
+    except subprocess.CalledProcessError as err:
+        tail = (err.stderr or b"").decode(errors="replace").strip().splitlines()
+        if err.returncode < 0:
+            try:
+                why = f"crashed ({signal.Signals(-err.returncode).name})"
+            except ValueError:
+                why = f"crashed (signal {-err.returncode})"
+        elif tail and "No module named 'igraph'" in tail[-1]:
+            why = "is not installed (`pip install 'slt-harness[igraph]'`)"
+        else:
+            why = f"failed (exit {err.returncode}{': ' + tail[-1] if tail else ''})"
+        raise ChildFailed(why) from None
+    except OSError as err:
+        raise ChildFailed(f"could not start ({err})") from None
+    try:
+        g = json.loads(out)
+        centres = {k: (float(x), float(y)) for k, (x, y) in g["centres"].items()}
+        paths = {(u, v): str(d) for u, v, d in g["paths"]}
+        clusters = {k: tuple(float(x) for x in box) for k, box in g["clusters"].items()}
+        if set(centres) != {n.key for n in nodes} or not set(edges) <= set(paths):
+            raise ValueError("not every node or edge placed")
+        return Layout("igraph", float(g["width"]), float(g["height"]), centres, paths,
+                      clusters)  # type: ignore[arg-type]
+    except (ValueError, KeyError, TypeError) as err:
+        raise ChildFailed(f"answered garbage ({type(err).__name__}: {err})") from None
 
 
 def _with_time(f) -> Layout:
@@ -210,9 +265,10 @@ def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
     return Layout("dot", bw + 2 * MARGIN, height, centres, paths, clusters)
 
 
-def _run(exe: str, data: bytes, timeout_s: float) -> bytes:
-    """``dot -Tjson0`` in its own process group, killed as a whole on timeout."""
-    p = subprocess.Popen([exe, "-Tjson0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+def _run(exe: str | list[str], data: bytes, timeout_s: float) -> bytes:
+    """``dot -Tjson0`` (or an argv) in its own process group, killed as a whole on timeout."""
+    argv = [exe, "-Tjson0"] if isinstance(exe, str) else exe
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
     try:
         out, err = p.communicate(data, timeout=timeout_s)
@@ -224,7 +280,7 @@ def _run(exe: str, data: bytes, timeout_s: float) -> bytes:
         p.communicate()
         raise
     if p.returncode != 0:
-        raise subprocess.CalledProcessError(p.returncode, exe, out, err)
+        raise subprocess.CalledProcessError(p.returncode, argv, out, err)
     return out
 
 
@@ -256,80 +312,3 @@ def _spline_path(pos: str, pt) -> str:
 
 def _line(a: tuple[float, float], b: tuple[float, float]) -> str:
     return f"M{a[0]},{a[1]} L{b[0]},{b[1]}"
-
-
-# ---- igraph Sugiyama -------------------------------------------------------------------------
-
-HGAP, VGAP, UNIT, DUMMY_W = 24.0, 90.0, 8.0, 6.0
-
-
-def igraph_layout(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> Layout:
-    import igraph  # ImportError: the caller says what to install
-
-    index = {n.key: i for i, n in enumerate(nodes)}
-    stack = module_stack(nodes, edges)
-    links = [(index[u], index[v]) for u, v in edges]
-    for i, (above, below) in enumerate(stack):  # invisible vertices after the real ones
-        links += [(index[k], len(nodes) + i) for k in above]
-        links += [(len(nodes) + i, index[k]) for k in below]
-    g = igraph.Graph(n=len(nodes) + len(stack), edges=links, directed=True)
-    lay = g.layout_sugiyama(maxiter=100)
-    coords = [tuple(c) for c in lay.coords]  # real vertices, stack, dummies of long edges
-    routing = getattr(lay, "edge_routing", None) or [[] for _ in edges]
-    widths = [n.width for n in nodes] + [DUMMY_W] * (len(coords) - len(nodes))
-    # Sugiyama places unit-width vertices; spread each layer left to right so that boxes of
-    # real widths never overlap, keeping the order it chose (that is its crossing reduction)
-    layers: dict[float, list[int]] = {}
-    for i, (x, y) in enumerate(coords):
-        layers.setdefault(y, []).append(i)
-    xs: list[float] = [0.0] * len(coords)
-    for members in layers.values():
-        members.sort(key=lambda i: coords[i][0])
-        right, prev_real = -1e18, False
-        for i in members:
-            real = i < len(nodes)
-            gap = HGAP if real and prev_real else DUMMY_W
-            xs[i] = max(coords[i][0] * UNIT, right + gap + widths[i] / 2)
-            right, prev_real = xs[i] + widths[i] / 2, real
-    left = min((xs[i] - widths[i] / 2 for i in range(len(coords))), default=0.0)
-    top = min((y for _, y in coords), default=0.0)
-    at = {(round(c[0], 6), round(c[1], 6)): i for i, c in enumerate(coords) if i >= len(nodes)}
-
-    def place(i: int) -> tuple[float, float]:
-        return round(xs[i] - left + MARGIN, 1), round((coords[i][1] - top) * VGAP + MARGIN + 20, 1)
-
-    centres = {n.key: place(i) for i, n in enumerate(nodes)}
-    paths: dict[tuple[str, str], str] = {}
-    for (u, v), ctrl in zip(edges, routing):
-        a, b = centres[u], centres[v]
-        mids = [at.get((round(x, 6), round(y, 6))) for x, y in ctrl]
-        pts = [a, *(place(i) for i in mids if i is not None), b]
-        # start / end on the box borders (top / bottom), like dot's
-        pts[0] = (a[0], a[1] + _half_h(nodes[index[u]]) * (1 if b[1] > a[1] else -1))
-        pts[-1] = (b[0], b[1] - _half_h(nodes[index[v]]) * (1 if b[1] > a[1] else -1))
-        paths[(u, v)] = "M" + " L".join(f"{x},{y}" for x, y in pts)
-    width = max((c[0] + nodes[index[k]].width / 2 for k, c in centres.items()), default=0)
-    height = max((c[1] for c in centres.values()), default=0) + 40
-    clusters = _cluster_boxes(nodes, centres) if stack else {}
-    return Layout("igraph", width + MARGIN, height + MARGIN, centres, paths, clusters)
-
-
-def _cluster_boxes(nodes: list[NodeBox], centres: dict[str, tuple[float, float]]
-                   ) -> dict[str, tuple[float, float, float, float]]:
-    """(x, y, w, h) around each module's nodes, with room for its name above them."""
-    out: dict[str, tuple[float, float, float, float]] = {}
-    for n in nodes:
-        if n.cluster is None:
-            continue
-        x, y = centres[n.key]
-        box = (x - n.width / 2 - 8, y - n.height / 2 - 22, x + n.width / 2 + 8,
-               y + n.height / 2 + 8)
-        old = out.get(n.cluster, box)
-        out[n.cluster] = (min(old[0], box[0]), min(old[1], box[1]), max(old[2], box[2]),
-                          max(old[3], box[3]))
-    return {k: (round(max(x0, 0.0), 1), round(max(y0, 0.0), 1), round(x1 - max(x0, 0.0), 1),
-                round(y1 - max(y0, 0.0), 1)) for k, (x0, y0, x1, y1) in out.items()}
-
-
-def _half_h(n: NodeBox) -> float:
-    return n.height / 2

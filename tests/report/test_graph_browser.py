@@ -360,7 +360,7 @@ def test_network_detector_catches_a_request(tmp_path, browser):
     assert set(rendered_keys(browser)) == set(a.own)
 
 
-@pytest.mark.parametrize("engine", ["igraph"])
+@pytest.mark.parametrize("engine", ["layered"])
 def test_fallback_layout_page_renders(tmp_path, browser, engine, monkeypatch):
     monkeypatch.setenv("HARNESS_DOT", "no-such-dot-executable")
     a = analyse(parse_text(generate_blueprint(60, seed=2), "fb.lean"))

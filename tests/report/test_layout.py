@@ -1,4 +1,5 @@
-"""Layout engines (Graphviz dot as a subprocess, igraph's Sugiyama) and `harness graph` over
+"""Layout engines (Graphviz dot as a subprocess, igraph's Sugiyama in a child, the layered
+engine) and `harness graph` over
 several files; no browser needed."""
 
 from __future__ import annotations
@@ -60,14 +61,15 @@ def test_dot_layout():
     assert any(" C" in p for p in lay.edge_paths.values())  # dot's splines
 
 
-def test_igraph_layout():
+@pytest.mark.parametrize("engine", ["igraph", "layered"])
+def test_igraph_and_layered_layout(engine):
     _, boxes, edges = sample()
-    lay = layout(boxes, edges, engine="igraph")
-    assert lay.engine == "igraph"
+    lay = layout(boxes, edges, engine=engine)
+    assert lay.engine == engine, lay.note
     check_layout(lay, boxes, edges)
 
 
-@pytest.mark.parametrize("engine", [pytest.param("dot", marks=needs_dot), "igraph"])
+@pytest.mark.parametrize("engine", [pytest.param("dot", marks=needs_dot), "igraph", "layered"])
 def test_modules_are_stacked_imported_first(engine):
     """Three modules, the last one's nodes used by the first: each is a cluster box around its
     nodes, one below the other in import order, so the picture is not one wide strip."""
@@ -91,11 +93,11 @@ def test_modules_are_stacked_imported_first(engine):
         assert lay.clusters[a][1] + lay.clusters[a][3] <= lay.clusters[b][1]
 
 
-def test_missing_dot_falls_back_to_igraph(monkeypatch):
+def test_missing_dot_falls_back_to_the_layered_engine(monkeypatch):
     monkeypatch.setenv("HARNESS_DOT", "no-such-dot")
     _, boxes, edges = sample(20)
     lay = layout(boxes, edges)
-    assert lay.engine == "igraph" and "not found" in lay.note
+    assert lay.engine == "layered" and "not found" in lay.note
     with pytest.raises(UsageError, match="dot` not found"):
         layout(boxes, edges, engine="dot")
 
@@ -112,14 +114,14 @@ def test_broken_dot_falls_back(tmp_path, monkeypatch, script, why):
     monkeypatch.setenv("HARNESS_DOT", str(dot))
     _, boxes, edges = sample(20)
     lay = layout(boxes, edges, timeout_s=1.0)
-    assert lay.engine == "igraph" and why in lay.note
+    assert lay.engine == "layered" and why in lay.note
     check_layout(lay, boxes, edges)
 
 
-@needs_dot
-def test_graph_of_a_workspace_directory(tmp_path):
+@pytest.mark.parametrize("engine", [pytest.param("dot", marks=needs_dot), "layered"])
+def test_graph_of_a_workspace_directory(tmp_path, engine):
     out = tmp_path / "g.json"
-    r = harness("graph", "Blueprint", "-o", str(out))
+    r = harness("graph", "Blueprint", "-o", str(out), "--layout", engine)
     assert r.returncode in (0, 1), r.stderr
     data = json.loads(out.read_text())
     files = sorted((ROOT / "Blueprint").rglob("*.lean"))
@@ -142,9 +144,17 @@ def test_graph_of_a_workspace_directory(tmp_path):
     assert cross  # SLT files use each other's nodes
     # modules are stacked, imported ones above, not set side by side in one wide strip
     lay = data["layout"]
-    assert lay["width"] < 1.5 * lay["height"], (lay["width"], lay["height"])
-    boxes = sorted(clusters.values(), key=lambda c: c[1])
-    assert all(a[1] + a[3] <= b[1] for a, b in zip(boxes, boxes[1:]))
+    if engine == "dot":  # dot stacks the modules in one column
+        assert lay["width"] < 1.5 * lay["height"], (lay["width"], lay["height"])
+        boxes = sorted(clusters.values(), key=lambda c: c[1])
+        assert all(a[1] + a[3] <= b[1] for a, b in zip(boxes, boxes[1:]))
+    else:  # the layered engine lays the modules out as a graph of boxes: never overlapping
+        assert lay["width"] < 3 * lay["height"], (lay["width"], lay["height"])
+        boxes = list(clusters.values())
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert (a[0] + a[2] <= b[0] or b[0] + b[2] <= a[0] or a[1] + a[3] <= b[1]
+                        or b[1] + b[3] <= a[1]), (a, b)
     for e in cross:
         mod = {n["key"]: n["module"] for n in data["nodes"]}
         assert clusters[mod[e["source"]]][1] < clusters[mod[e["target"]]][1]
@@ -177,13 +187,13 @@ def test_graph_data_overlays_a_run():
     assert data["counts"]["blocked"] == 1
 
 
-def test_auto_uses_igraph_above_the_dot_limit(monkeypatch):
+def test_auto_uses_the_layered_engine_above_the_dot_limit(monkeypatch):
     import harness.report.layout as layout_mod
 
     monkeypatch.setattr(layout_mod, "DOT_MAX_NODES", 10)
     _, boxes, edges = sample(30)
     lay = layout(boxes, edges)
-    assert lay.engine == "igraph" and "--layout dot" in lay.note
+    assert lay.engine == "layered" and "--layout dot" in lay.note
     if dot_executable() is not None:
         assert layout(boxes, edges, engine="dot").engine == "dot"
     with pytest.raises(UsageError, match="unknown engine"):
