@@ -357,7 +357,25 @@
   }
   $('#stats').addEventListener('click', showStats);
 
-  window.harnessGraph = {select, refresh, fit, focus, statistics, showStats,
+  // ---- the module map (graph.py's collapsed view): a module -> its nodes ---------------------
+  const mapBtn = $('#modules-map');
+  const mapBox = $('#module-map');
+  function showMap(on) {
+    mapBox.hidden = !on; box.hidden = on; mapBtn.classList.toggle('on', on);
+    if (on && !mapBox.firstChild) {
+      mapBox.innerHTML = P.moduleMap(DATA, COLOURS);
+      const c = DATA.layout.collapsed, k = Math.max(0.75, Math.min(1.5, (mapBox.clientWidth - 16) / c.width));
+      Object.assign(mapBox.firstChild.style, {width: `${c.width * k}px`,  // readable: scroll
+        height: `${c.height * k}px`});
+      mapBox.querySelectorAll('.mm-module').forEach(g => g.addEventListener('click', () => {
+        showMap(false); moduleSel.value = g.dataset.module; scope.value = 'all'; refit();
+      }));
+    }
+    if (!on) { sizeSvg(); paint(); }
+  }
+  if (mapBtn) mapBtn.addEventListener('click', () => showMap(mapBox.hidden));
+
+  window.harnessGraph = {select, refresh, fit, focus, statistics, showStats, showMap,
     view: () => ({...view}), visible: () => Array.from(visibleSet()),
     selected: () => selected};
   const opened = readHash();

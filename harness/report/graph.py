@@ -285,10 +285,12 @@ def graph_component(data: dict[str, Any]) -> str:
 <button id="zoom-in" title="zoom in">+</button><button id="zoom-out" title="zoom out">−</button>
 <button id="fit" title="fit what is shown to the window">fit</button>
 <button id="stats" title="proved / ready / waiting / blocked per module">statistics</button>
+{'<button id="modules-map" title="the module graph: one box per module; click one to open it">modules</button>' if (lay or {}).get("collapsed") else ""}
 <span id="visible-count"></span>
 </div>
 <div class="hg-main">
 <div id="graph" class="hg-graph">{render_svg(data, standalone=False)}</div>
+<div id="module-map" class="hg-map" hidden></div>
 <div id="side" class="hg-side"><div id="results"></div><div id="detail">
 <p>Click a node; <i>focus</i> keeps its ancestors / descendants (the URL keeps the view). Solid
 edge: proof dependency; dashed: statement dependency. Boxes are definitions, ellipses lemmas and

@@ -189,6 +189,30 @@
     return out;
   }
 
+  // The module map: the collapsed view graph.py lays out (one box per module, the count of
+  // edges between two modules), scaled to the window -- readable where 1 000 nodes are not.
+  function moduleMap(data, colours) {
+    const size = data.layout && data.layout.collapsed;
+    if (!size) return '';
+    const mods = data.modules.filter(m => m.collapsed);
+    const arrows = data.module_edges.filter(e => e.dc).map(e =>
+      `<path d="${e.dc}" fill="none" stroke="#8a929c" stroke-width="${Math.min(6, 1 + Math.log2(e.count))}"` +
+      ` marker-end="url(#mm-arrow)"><title>${esc(e.source)} → ${esc(e.target)}: ${e.count}</title></path>`);
+    const boxes = mods.map(m => {
+      const [x, y, w, h] = m.collapsed, all = Object.values(m.counts).reduce((a, b) => a + b, 0);
+      const done = all ? (m.counts.proved || 0) / all : 0;
+      return `<g class="mm-module" data-module="${esc(m.name)}"><rect x="${x}" y="${y}" width="${w}"` +
+        ` height="${h}" rx="4" fill="#fff" stroke="#555"/><rect x="${x}" y="${y + h - 4}"` +
+        ` width="${(w * done).toFixed(1)}" height="4" fill="${colours.proved || '#2e8b57'}"/>` +
+        `<text x="${x + w / 2}" y="${y + h / 2 + 4}" text-anchor="middle" font-size="11">` +
+        `${esc(m.name)} (${all})</text></g>`;
+    });
+    return `<svg class="module-map" viewBox="0 0 ${size.width} ${size.height}"` +
+      ` preserveAspectRatio="xMidYMin meet"><defs><marker id="mm-arrow" viewBox="0 0 10 10"` +
+      ` refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L10,5L0,10z"` +
+      ` fill="#8a929c"/></marker></defs>${arrows.join('')}${boxes.join('')}</svg>`;
+  }
+
   window.harnessGraphParts = {esc, el, mathText, within, layers, statistics, statsTable,
-    nodeDetail};
+    nodeDetail, moduleMap};
 })();

@@ -417,3 +417,32 @@ def test_workspace_graph_opens_readable_on_its_top_module(tmp_path, browser):
         left = (n["x"] - n["w"] / 2) * view["k"] + view["x"]
         right = (n["x"] + n["w"] / 2) * view["k"] + view["x"]
         assert 0 <= left and right <= box[0], (n["key"], left, right, box)
+
+
+def test_module_map_shows_every_module_and_opens_one(browser, big, artifacts):
+    """The collapsed view (one box per module, edges between modules): every module is drawn
+    inside the window at a readable size; clicking a box shows that module's nodes."""
+    page, data = big
+    browser.open(page.as_uri())
+    browser.evaluate("document.getElementById('modules-map').click()")
+    settle(browser)
+    boxes = browser.evaluate("""(() => { const box = document.getElementById('module-map')
+      .getBoundingClientRect();
+      return Array.from(document.querySelectorAll('#module-map g.mm-module')).map(g => {
+        const r = g.getBoundingClientRect();
+        return [g.dataset.module, r.left >= box.left - 1 && r.right <= box.right + 1,
+                r.height]; }); })()""")
+    assert {b[0] for b in boxes} == {m["name"] for m in data["modules"]}
+    assert min(b[2] for b in boxes) >= 14  # readable: a wide map scrolls rather than shrinks
+    assert any(b[1] for b in boxes)  # and it starts on screen
+    arrows = browser.evaluate("document.querySelectorAll('#module-map path[d]').length")
+    assert arrows >= len([e for e in data["module_edges"] if e.get("dc")])
+    assert browser.evaluate("document.getElementById('graph').hidden") is True
+    browser.screenshot(artifacts / "graph-1000-modules.png")
+    mod = sorted(b[0] for b in boxes)[3]
+    browser.evaluate(f"document.querySelector('#module-map g.mm-module[data-module="
+                     f"{json.dumps(mod)}]').dispatchEvent(new MouseEvent('click'))")
+    settle(browser)
+    want = {n["key"] for n in data["nodes"] if n["module"] == mod}
+    assert shown_keys(browser) == want and set(on_screen(browser)) == want
+    assert_clean(browser, page)
