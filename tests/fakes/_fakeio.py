@@ -10,6 +10,10 @@
   writes C to P; ``IO.FS.readFile "P"`` really reads P (an information message with the text, as
   ``#eval`` prints it); ``fake_connect "HOST:PORT"`` really opens a TCP connection. A failure is
   an error message in Lean's IO error shape. Tests of the sandbox rely on these being real.
+- Search tactics with multi-line suggestions, in the shapes recorded from Lean's own
+  ``#guard_msgs`` tests (``Try this:`` + an indented block whose first line carries ``[apply]``,
+  nested lines deeper; ``Try these:`` with one ``[apply]`` per suggestion): ``aesop?`` and
+  ``try?`` print :data:`AESOP_SUGGESTION` / :data:`TRY_SUGGESTIONS` at the tactic.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ _WRITE = re.compile(r'IO\.FS\.writeFile\s+"([^"]*)"\s+"([^"]*)"')
 _READ = re.compile(r'IO\.FS\.readFile\s+"([^"]*)"')
 _CONNECT = re.compile(r'fake_connect\s+"([^":]+):(\d+)"')
 _AUTO = re.compile(r"\bautobound_\w+")
+_SEARCH = re.compile(r"\b(aesop\?|try\?)")
+AESOP_SUGGESTION = ("Try this:\n  [apply] intro h\n  induction h with\n  | zero => simp\n"
+                    "  | succ n ih =>\n    simp_all")
+TRY_SUGGESTIONS = "Try these:\n  [apply] omega\n  [apply] exact Nat.le_refl n"
 
 
 def options_from_argv(argv: list[str]) -> dict[str, str]:
@@ -72,6 +80,9 @@ def effects(text: str, options: dict[str, str]) -> list[Msg]:
                 out.append(Msg("information", m.start(), m.end(), "connected"))
         except OSError as err:
             out.append(Msg("error", m.start(), m.end(), f"connect failed: {err}"))
+    for m in _SEARCH.finditer(src):
+        text = AESOP_SUGGESTION if m.group(1) == "aesop?" else TRY_SUGGESTIONS
+        out.append(Msg("information", m.start(), m.end(), text))
     if options.get("autoImplicit") == "false":
         for m in _AUTO.finditer(src):
             out.append(Msg("error", m.start(), m.end(), f"Unknown identifier `{m.group(0)}`",
