@@ -138,8 +138,9 @@ def wrap(argv: list[str], box: Sandbox) -> list[str]:
     """``argv`` inside the box (raises SandboxUnavailable when there is no working bwrap)."""
     ok, why = status()
     if not ok:
-        raise SandboxUnavailable(f"no sandbox for Lean: {why}; {INSTALL}, or run with "
-                                 "--unsafe-no-sandbox to accept running prover code unboxed")
+        raise SandboxUnavailable(f"no sandbox for Lean: {why}; {INSTALL}, or accept running "
+                                 f"prover code unboxed: `run --unsafe-no-sandbox` / "
+                                 f"{UNSAFE_ENV}=1")
     ws = box.workspace.resolve()
     box.scratch.mkdir(parents=True, exist_ok=True)
     hidden = [Path(d) for d in _HIDDEN_DIRS] + _homes()

@@ -180,8 +180,8 @@ def sandbox_check(*, blocking: bool = True) -> Check:
         return Check(name="sandbox", status="warn", found=f"{why}; running Lean UNBOXED "
                      f"({sandbox.UNSAFE_ENV} / --unsafe-no-sandbox)", fix=sandbox.INSTALL)
     return Check(name="sandbox", status="missing", blocking=blocking, found=why,
-                 fix=f"{sandbox.INSTALL}, or pass --unsafe-no-sandbox to run prover code "
-                     "unboxed")
+                 fix=f"{sandbox.INSTALL}, or accept running prover code unboxed: "
+                     f"`run --unsafe-no-sandbox` / {sandbox.UNSAFE_ENV}=1")
 
 
 PROBE_TEXT = "import Mathlib\n\n#check (Real.sqrt 2 : ℝ)\n"

@@ -10,6 +10,10 @@
   writes C to P; ``IO.FS.readFile "P"`` really reads P (an information message with the text, as
   ``#eval`` prints it); ``fake_connect "HOST:PORT"`` really opens a TCP connection. A failure is
   an error message in Lean's IO error shape. Tests of the sandbox rely on these being real.
+- Address space: Lean maps Mathlib's ``.olean`` files and reserves thread stacks, so an
+  ``import Mathlib…`` under an ``RLIMIT_AS`` below ``FAKE_MATHLIB_VM_MB`` (default 8192) fails as
+  recorded on real machines: ``failed to create thread`` on stderr, exit 1, no message
+  (:func:`mathlib_fits`).
 - Search tactics with multi-line suggestions, in the shapes recorded from Lean's own
   ``#guard_msgs`` tests (``Try this:`` + an indented block whose first line carries ``[apply]``,
   nested lines deeper; ``Try these:`` with one ``[apply]`` per suggestion): ``aesop?`` and
@@ -34,6 +38,18 @@ _SEARCH = re.compile(r"\b(aesop\?|try\?)")
 AESOP_SUGGESTION = ("Try this:\n  [apply] intro h\n  induction h with\n  | zero => simp\n"
                     "  | succ n ih =>\n    simp_all")
 TRY_SUGGESTIONS = "Try these:\n  [apply] omega\n  [apply] exact Nat.le_refl n"
+
+
+def mathlib_fits(text: str) -> bool:
+    """False when the text imports Mathlib and our address-space cap is below what it maps."""
+    import os
+    import resource
+
+    if not re.search(r"(?m)^import\s+Mathlib", _blank(text)):
+        return True
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    need = int(os.environ.get("FAKE_MATHLIB_VM_MB") or 8192) << 20
+    return soft == resource.RLIM_INFINITY or soft >= need
 
 
 def options_from_argv(argv: list[str]) -> dict[str, str]:

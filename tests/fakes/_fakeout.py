@@ -64,8 +64,11 @@ def elaborate(path: str, fmt: str, options: dict | None = None) -> Outcome:
             text = fh.read()
     except OSError as err:
         return Outcome([], f"file not found: {path} ({err.strerror})\n", 1)
-    judge = Judge(text)
     import _fakeio
+
+    if not _fakeio.mathlib_fits(text):
+        return Outcome([], "failed to create thread\n", 1)
+    judge = Judge(text)
 
     judge.messages += _fakeio.effects(text, {**_fakeio.options_from_text(text), **(options or {})})
     if judge.hang:
