@@ -170,10 +170,21 @@ def options_check(tc: Any) -> Check:
                  found=f"{Path(opts.source).name} (as lake build): " + " | ".join(parts))
 
 
-def sandbox_check(*, blocking: bool = True) -> Check:
-    """Is the box for prover-written Lean there? Blocking (when Lean would run) unless the user
-    opted out."""
+def sandbox_check(*, blocking: bool = True, tc: Any = None,
+                  workspace: Path | None = None) -> Check:
+    """Is the box for prover-written Lean there (and, with Lean, does Lean start in it)?
+    Blocking (when Lean would run) unless the user opted out."""
     ok, why = sandbox.status()
+    if ok and tc is not None and workspace is not None and sandbox.required():
+        res = run(tc.lean("--version"), cwd=workspace, timeout_s=120, mem_mb=None)
+        if not res.ok:
+            tail = (res.stderr.strip() or res.stdout.strip() or "no output").splitlines()[-1]
+            return Check(name="sandbox", status="missing", blocking=blocking,
+                         found=f"bubblewrap works, but Lean does not start in the box: "
+                               f"{tail[:160]}",
+                         fix="see docs/lean-backend.md (the sandbox), or accept running prover "
+                             f"code unboxed: `run --unsafe-no-sandbox` / {sandbox.UNSAFE_ENV}=1")
+        why += "; Lean starts in it"
     if ok:
         return Check(name="sandbox", status="ok", found=why)
     if not sandbox.required():
@@ -228,7 +239,7 @@ def lean_checks(workspace: Path, lake: str | None, *, probe: bool = False
     if tc is not None:
         checks += package_checks(workspace)
         checks.append(options_check(tc))
-    checks.append(sandbox_check(blocking=tc is not None))
+    checks.append(sandbox_check(blocking=tc is not None, tc=tc, workspace=workspace))
     if probe:
         checks.append(memory_check(tc, workspace))
     return checks, tc

@@ -161,3 +161,4 @@ def test_doctor_says_the_sandbox_works(world: dict, monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv(sandbox.UNSAFE_ENV, raising=False)
     rows = {c.name: c for c in lean_checks(world["ws"], None)[0]}
     assert rows["sandbox"].status == "ok" and "bubblewrap" in rows["sandbox"].found
+    assert "Lean starts in it" in rows["sandbox"].found
