@@ -18,15 +18,22 @@ options keep their prefix (Lean ignores them where the option is not declared). 
 instead (``lake lean``) would re-check the build of every import on each of our compiles and
 cannot run a scratch copy *as* the module it stands for, so the lakefile is read here: TOML
 completely, ``lakefile.lean`` for the forms Lake's DSL uses for options (literal arrays,
-``abbrev``/``def`` names defined in the file, ``++``). Anything else is refused in one line
-(fail closed: a check under the wrong options could accept what `lake build` rejects).
+``abbrev``/``def`` names defined in the file, ``++``). A ``lakefile.lean`` that computes its
+options otherwise (Mathlib's ``….map fun s ↦ { s with name := `weak ++ s.name }``) is handed to
+Lake itself: ``lake translate-config toml OUT`` (``CLI/Main.lean`` ``translateConfig``) evaluates
+the configuration and writes it as TOML, which is then read as above. If Lake cannot either, the
+options are refused in one line (fail closed: a check under the wrong options could accept what
+`lake build` rejects). TOML globs: ``Config/Glob.lean`` ``Glob.toString`` (``M``, ``M.+``,
+``M.*``).
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.errors import InputError
@@ -109,14 +116,44 @@ def module_of(workspace: Path, file: Path | str | None, opts: LakeOptions | None
     return None
 
 
-def read_options(workspace: Path) -> LakeOptions:
-    """The workspace lakefile's options (lakefile.lean first, as Lake prefers it)."""
+TRANSLATE_TIMEOUT_S = 300.0
+
+
+def read_options(workspace: Path, lake: Path | str | None = None) -> LakeOptions:
+    """The workspace lakefile's options (lakefile.lean first, as Lake prefers it). ``lake``: ask
+    Lake to evaluate a lakefile.lean the text reading cannot follow."""
     lean, toml = workspace / "lakefile.lean", workspace / "lakefile.toml"
     if lean.is_file():
-        return _read_lean(lean)
+        try:
+            return _read_lean(lean)
+        except InputError as err:
+            if lake is None:
+                raise
+            return _ask_lake(Path(lake), workspace, err)
     if toml.is_file():
         return _read_toml(toml)
     return LakeOptions(source="")
+
+
+def _ask_lake(lake: Path, workspace: Path, why: InputError) -> LakeOptions:
+    """``lake translate-config toml OUT``: Lake evaluates lakefile.lean (the user's own, trusted
+    configuration: run unboxed, like ``lake env``) and writes it as TOML."""
+    from harness.lean.run import run  # here: run.py -> sandbox.py must not import this module
+
+    tmp = Path(tempfile.mkdtemp(prefix="harness-lakecfg-"))
+    out = tmp / "lakefile.toml"
+    try:
+        res = run([str(lake), "translate-config", "toml", str(out)], cwd=workspace,
+                  timeout_s=TRANSLATE_TIMEOUT_S, mem_mb=None, sandbox=False)
+        if not res.ok or not out.is_file():
+            tail = (res.stderr.strip() or res.stdout.strip() or "no output").splitlines()[-1]
+            raise InputError(why.path, why.lineno, why.col,
+                             f"{why.message}; `lake translate-config toml` could not evaluate "
+                             f"it either: {tail[:160]}") from None
+        got = _read_toml(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return replace(got, source=f"{workspace / 'lakefile.lean'} (evaluated by Lake)")
 
 
 # ----------------------------------------------------------------------------- lakefile.toml

@@ -138,7 +138,7 @@ def find_toolchain(workspace: Path, lake: str | None = None, *,
         warnings.append(f"{workspace / 'lean-toolchain'} pins {pinned} but lean reports "
                         f"{version}")
     return Toolchain(lake=path, lean_version=version, pinned=pinned, warnings=tuple(warnings),
-                     options=read_options(workspace), workspace=workspace)
+                     options=read_options(workspace, path), workspace=workspace)
 
 
 def missing_note(file: Path | None = None, lake: str | None = None) -> str | None:

@@ -134,3 +134,52 @@ def test_doctor_shows_the_options(fake_lake: Path, tmp_path: Path) -> None:
     assert row.status == "ok"
     assert "autoImplicit=false" in row.found and "maxSynthPendingDepth=3" in row.found
     assert "Blueprint: " in row.found and "weak.linter.style.header=false" in row.found
+
+
+MATHLIB_STYLE = """import Lake
+open Lake DSL
+
+abbrev onlyLinters : Array LeanOption := #[⟨`linter.style.header, true⟩]
+
+package p where
+  leanOptions := #[⟨`autoImplicit, false⟩] ++ onlyLinters.map fun s ↦ { s with name := `weak ++ s.name }
+
+lean_lib Blueprint
+"""
+
+
+def test_a_lakefile_the_text_cannot_follow_is_evaluated_by_lake(
+        fake_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _ws(tmp_path, MATHLIB_STYLE)
+    with pytest.raises(InputError):  # the text reading alone refuses it
+        read_options(ws)
+    monkeypatch.setenv("FAKE_LAKE_TRANSLATED", """name = "p"
+defaultTargets = []
+
+[leanOptions]
+autoImplicit = false
+"weak.linter.style.header" = true
+
+[[lean_lib]]
+name = "Blueprint"
+""")
+    tc = find_toolchain(ws)
+    assert "(evaluated by Lake)" in tc.options.source
+    assert tc.lean_args("Blueprint.Typo") == ["-DautoImplicit=false",
+                                              "-Dweak.linter.style.header=true"]
+    fv = check_file(tc, ws, parse_file(ws / "Blueprint" / "Typo.lean"), timeout_s=60)
+    assert [n.status for n in fv.nodes] == ["error"]
+    calls = [json.loads(x) for x in (tmp_path / "fake-calls.log").read_text().splitlines()]
+    (ask,) = [c for c in calls if c[:2] == ["lake", "translate-config"]]
+    assert ask[2] == "toml" and not Path(ask[3]).exists()  # its temporary output is removed
+
+
+def test_when_lake_cannot_evaluate_it_either_it_is_one_line(fake_lake: Path,
+                                                            tmp_path: Path) -> None:
+    ws = _ws(tmp_path, MATHLIB_STYLE)
+    checks, tc = lean_checks(ws, None)
+    assert tc is None
+    row = next(c for c in checks if c.name == "lean-options")
+    assert row.status == "missing" and row.blocking
+    assert row.found.startswith(f"{ws / 'lakefile.lean'}:7:")
+    assert "could not evaluate it either: error: lakefile.lean: failed to evaluate" in row.found
