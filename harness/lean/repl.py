@@ -119,6 +119,7 @@ class ReplClient:
                  options: list[tuple[str, str]] | None = None) -> None:
         self.argv, self.cwd, self.header = list(argv), cwd, header
         self.options = options  # None: the lakefile's (package) options of ``cwd``
+        self._lake_opts: list[tuple[str, str]] | None = None
         self.timeout_s, self.header_timeout_s = timeout_s, header_timeout_s
         self.mem_mb, self.max_commands = mem_mb, max_commands
         self.header_env: int | None = None
@@ -165,11 +166,13 @@ class ReplClient:
             return list(self.options)
         if self.cwd is None:
             return []
-        try:
-            opts, _args = read_options(Path(self.cwd)).for_module(None)
-        except HarnessError as err:
-            raise ReplError(f"REPL: {err}") from None
-        return opts
+        if self._lake_opts is None:  # once per client: a lakefile Lake must evaluate costs seconds
+            lake = self.argv[0] if Path(self.argv[0]).name == "lake" else None
+            try:
+                self._lake_opts = read_options(Path(self.cwd), lake).for_module(None)[0]
+            except HarnessError as err:
+                raise ReplError(f"REPL: {err.line()}") from None
+        return list(self._lake_opts)
 
     def header_command(self) -> str:
         """The header with Lake's options set after it (see the module doc)."""
