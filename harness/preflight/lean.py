@@ -195,7 +195,7 @@ def sandbox_check(*, blocking: bool = True, tc: Any = None,
                      f"`run --unsafe-no-sandbox` / {sandbox.UNSAFE_ENV}=1")
 
 
-PROBE_TEXT = "import Mathlib\n\n#check (Real.sqrt 2 : ℝ)\n"
+PROBE_TEXT = "import Mathlib\n\nexample : (2 : ℕ) + 2 = 4 := rfl\n"
 
 
 def memory_check(tc: Any, workspace: Path, *, timeout_s: float = 600.0) -> Check:
