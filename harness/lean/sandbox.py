@@ -121,13 +121,14 @@ def clean_env(env: dict[str, str] | None) -> dict[str, str]:
 
 
 def _git_dirs(ws: Path) -> list[Path]:
-    """The record's git directories: ``.git``, and a worktree's real git dir and common dir."""
-    dot = ws / ".git"
+    """The record's git directories: the nearest ``.git`` at or above the workspace (a Lean
+    project may live in a subdirectory of its repository), and a worktree's git and common dir."""
+    dot = next((d / ".git" for d in (ws, *ws.parents) if (d / ".git").exists()), ws / ".git")
     out = [dot]
     if dot.is_file():
         m = re.match(r"gitdir:\s*(.+)", dot.read_text(encoding="utf-8", errors="replace"))
         if m:
-            gd = (ws / m.group(1).strip()).resolve()
+            gd = (dot.parent / m.group(1).strip()).resolve()
             out.append(gd)
             if gd.parent.name == "worktrees":
                 out.append(gd.parent.parent)

@@ -162,3 +162,21 @@ def test_doctor_says_the_sandbox_works(world: dict, monkeypatch: pytest.MonkeyPa
     rows = {c.name: c for c in lean_checks(world["ws"], None)[0]}
     assert rows["sandbox"].status == "ok" and "bubblewrap" in rows["sandbox"].found
     assert "Lean starts in it" in rows["sandbox"].found
+
+
+@needs_bwrap
+def test_a_repository_above_the_workspace_is_hidden_too(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(sandbox.UNSAFE_ENV, raising=False)
+    monkeypatch.delenv("FAKE_LEAN_LOG", raising=False)
+    monkeypatch.setenv("HARNESS_LAKE", str(FAKE_LAKE))
+    repo = tmp_path / "repo"
+    ws = repo / "lean"
+    ws.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=60)
+    (ws / "lakefile.lean").write_text("import Lake\nopen Lake DSL\n\npackage p\n", encoding="utf-8")
+    (ws / "A.lean").write_text(f'#eval IO.FS.readFile "{repo}/.git/HEAD"\n\n'
+                               "theorem a : 1 = 1 := rfl\n", encoding="utf-8")
+    fv = check_file(find_toolchain(ws), ws, parse_file(ws / "A.lean"), timeout_s=60)
+    said = "\n".join(m.data for m in fv.file_messages)
+    assert "ref: refs/heads" not in said and "no such file" in said
