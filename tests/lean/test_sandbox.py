@@ -180,3 +180,28 @@ def test_a_repository_above_the_workspace_is_hidden_too(tmp_path: Path,
     fv = check_file(find_toolchain(ws), ws, parse_file(ws / "A.lean"), timeout_s=60)
     said = "\n".join(m.data for m in fv.file_messages)
     assert "ref: refs/heads" not in said and "no such file" in said
+
+
+@needs_bwrap
+def test_a_whole_run_works_in_the_box(tmp_path: Path) -> None:
+    """Every Lean process of `run` boxed (compiles, the gate, certification, LeanArchitect's
+    `lake build`, which may write `.lake/`): the node is proved and certified."""
+    ws = tmp_path / "ws"
+    (ws / "Blueprint").mkdir(parents=True)
+    (ws / "lakefile.lean").write_text("import Lake\nopen Lake DSL\n\npackage p\n\n"
+                                      "lean_lib Blueprint\n", encoding="utf-8")
+    (ws / ".gitignore").write_text(".lake/\n", encoding="utf-8")
+    (ws / "Blueprint" / "A.lean").write_text(
+        'import Architect\n\n@[blueprint "thm:two"]\ntheorem two : 1 + 1 = 2 := by\n  sorry\n',
+        encoding="utf-8")
+    for cmd in (["init", "-q"], ["add", "-A"],
+                ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"]):
+        subprocess.run(["git", *cmd], cwd=ws, check=True, timeout=60)
+    env = fake_env(base={k: v for k, v in os.environ.items()
+                         if k not in (sandbox.UNSAFE_ENV, "FAKE_LEAN_LOG", "OPENAI_API_KEY")})
+    res = subprocess.run([sys.executable, "-m", "harness", "run", "Blueprint/A.lean", "--json"],
+                         cwd=ws, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                         text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert '"proved"' in res.stdout
+    assert "by rfl" in (ws / "Blueprint" / "A.lean").read_text()
