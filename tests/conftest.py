@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 
 FAKES = str(Path(__file__).resolve().parent / "fakes")
+# The Lean doubles write call logs and pid files next to the test (FAKE_LEAN_LOG, …), which the
+# sandbox (harness/lean/sandbox.py) would make vanish: the suite runs Lean unboxed by default and
+# the sandbox's own tests (tests/lean/test_sandbox.py) switch it back on.
+os.environ.setdefault("HARNESS_UNSAFE_NO_SANDBOX", "1")
 RAY_TMP = "/tmp/hray"  # the test clusters' temp dirs (tests/orchestrator/ray_cluster.py)
 
 

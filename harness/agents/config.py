@@ -32,6 +32,10 @@ Example::
     per_node_usd = 0.50
     per_run_usd = 20.0
     per_node_attempts = 3
+
+    [lean]
+    memory_mb = 16384            # RLIMIT_AS of every Lean process (0: no cap; docs/lean-backend.md)
+    sandbox = "required"         # "off" = run prover code unboxed (as --unsafe-no-sandbox)
 """
 
 from __future__ import annotations
@@ -118,6 +122,24 @@ class TacticsConfig(_Strict):
     max_tries: int = Field(default=20, ge=1)
 
 
+class LeanConfig(_Strict):
+    """``[lean]``: applied to the process environment by :func:`apply_lean` (so Lean runs in
+    worker processes see it too); an explicit HARNESS_LEAN_MEM_MB / HARNESS_UNSAFE_NO_SANDBOX
+    in the environment wins."""
+
+    memory_mb: int = Field(default=16384, ge=0)
+    sandbox: Literal["required", "off"] = "required"
+
+
+def apply_lean(cfg: LeanConfig) -> None:
+    from harness.lean.run import MEM_ENV
+    from harness.lean.sandbox import UNSAFE_ENV
+
+    os.environ.setdefault(MEM_ENV, str(cfg.memory_mb))
+    if cfg.sandbox == "off":
+        os.environ.setdefault(UNSAFE_ENV, "1")
+
+
 class HarnessConfig(BaseModel):
     model_config = ConfigDict(extra="ignore")  # other sections belong to other parts
 
@@ -129,6 +151,7 @@ class HarnessConfig(BaseModel):
     timeouts: Timeouts = Field(default_factory=Timeouts)
     retries: Retries = Field(default_factory=Retries)
     tactics: TacticsConfig = Field(default_factory=TacticsConfig)
+    lean: LeanConfig = Field(default_factory=LeanConfig)
     run: dict[str, Any] = Field(default_factory=dict)  # the orchestrator's section, passed through
     source: str | None = None  # where the config came from (not read from the file)
     # never read from the file: `--model` on `run` (every role) and HARNESS_MODEL / OPENAI_MODEL
@@ -212,7 +235,10 @@ def load_config(path: str | Path | None = None, workspace: Path | None = None) -
         line, col = (int(m.group(1)), int(m.group(2)) - 1) if m else (1, 0)
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
         raise InputError(p, line, max(col, 0), f"invalid TOML: {msg}") from None
-    return parse_config(data, p).read_env()
+    cfg = parse_config(data, p).read_env()
+    if "lean" in data:  # only a file that says so changes the process's Lean settings
+        apply_lean(cfg.lean)
+    return cfg
 
 
 def parse_config(data: dict[str, Any], path: Path | None = None) -> HarnessConfig:

@@ -9,14 +9,12 @@ if none could be certified at all the result says so (``cannot_certify``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from harness.agents.tools import ProveTools, accepted
 from harness.errors import HarnessError
+from harness.lean.messages import try_this
 
-_TRY_THIS = re.compile(r"Try (?:this|these):\s*(.+?)\s*$", re.S)
-_BULLET = re.compile(r"^\s*(?:[•*-]|\[apply\])\s*")
 
 
 @dataclass
@@ -40,13 +38,9 @@ def suggestion(messages: list, region: str = "body") -> str | None:
     """The `Try this: …` text Lean printed for a search tactic (first one in the body)."""
     for m in messages:
         if m.region == region and m.severity == "information":
-            hit = _TRY_THIS.search(m.data.strip())
-            if hit:
-                # newer Lean: "Try this:\n  [apply] exact foo"; "Try these:\n • a\n • b" -> a
-                first = hit.group(1).split("\n•")[0].split("\n •")[0].strip()
-                while _BULLET.match(first):
-                    first = _BULLET.sub("", first, count=1).strip()
-                return first or None
+            found = try_this(m.data)  # every shape Lean prints (harness.lean.messages)
+            if found:
+                return found[0]
     return None
 
 

@@ -44,7 +44,7 @@ def checks(workspace: Path, config: Path | None, lake: str | None, model: str | 
     from harness.preflight.endpoint import llm_checks
     from harness.preflight.lean import lean_checks, package_checks, repl_check
 
-    out, tc = lean_checks(workspace, lake)
+    out, tc = lean_checks(workspace, lake, probe=True)
     if tc is None:  # still show what the oleans look like
         out += package_checks(workspace)
     out.append(repl_check(workspace))

@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     view.add_argument("--live", dest="live", action="store_true", default=None,
                       help="rich live view (default when stdout is a terminal)")
     view.add_argument("--plain", dest="live", action="store_false", help="plain progress lines")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="run prover-written Lean without the bubblewrap sandbox (it can then "
+                        "write anywhere you can and use the network)")
     p.add_argument("--json", action="store_true", help="print result.json on stdout at the end")
     p.set_defaults(func=run)
 
@@ -68,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
     if args.source is not None and not args.source.is_file():
         raise UsageError(f"{args.source}: no such source file")
     workspace = find_workspace(file)
+    if args.unsafe_no_sandbox:  # the environment carries it to every Lean process and worker
+        import os
+
+        from harness.lean.sandbox import UNSAFE_ENV
+        os.environ[UNSAFE_ENV] = "1"
     cfg = load_config(args.config, workspace)
     settings = settings_from(cfg, {"workers": args.workers, "max_rounds": args.max_rounds,
                                    "budget": args.budget, "stage": args.stage,

@@ -3,6 +3,13 @@
 Formats (lean-interfaces.md §1.3, §1.6, §1.7): one JSON object per line in any key order, `kind`
 and `endPos` absent on old toolchains; the REPL says `info` where Lean says `information`; Lake
 replays messages as ``level: file:line:col: msg`` with continuation lines and progress noise.
+Current Lake ends a failed build with ``Some required targets logged failures:`` (older:
+``Some (required) builds …``), may print ``error: build failed`` before that block, prints
+file-level errors without a position (``error: F.lean: bad import 'M'``) and no longer always
+prints ``error: Lean exited with code N`` (recorded logs in tests/fixtures/lean/).
+``Try this:`` suggestions (:func:`try_this`): one line (``Try this: exact h``), or the newer block
+``Try this:\n  [apply] tac₁\n  tac₂\n    nested`` indented as a whole, or ``Try these:`` with
+one ``[apply]`` (older: ``•``) per suggestion.
 """
 
 from __future__ import annotations
@@ -24,6 +31,11 @@ _LAKE_ENTRY = re.compile(r"^(?P<level>trace|info|information|warning|error): "
 _LAKE_PROGRESS = re.compile(r"^\s*[✔⚠ℹ✖]\s*\[\d+/\d+\]\s+(?:Built|Building|Replayed|Ran|Running|"
                             r"Fetched|Fetching|Compiled|Compiling)\s+(?P<target>\S+)")
 _LAKE_EXIT = re.compile(r"^error: Lean exited with code (?P<code>-?\d+)")
+_LAKE_FAILURES = re.compile(r"^Some (?:required )?(?:builds|targets) logged failures:")
+_LAKE_FILE_ENTRY = re.compile(r"^(?P<level>trace|info|information|warning|error): "
+                              r"(?P<file>[^\s:]+\.lean): (?P<msg>.*)$")
+_TRY = re.compile(r"Try (?P<n>this|these):[ \t]*")
+_TRY_PREFIX = re.compile(r"^(?:\[apply\]|•|\*)[ \t]*")
 _LEVELS = {"trace": "information", "info": "information", "information": "information",
            "warning": "warning", "error": "error"}
 
@@ -116,6 +128,13 @@ class LakeLog(BaseModel):
     succeeded: bool  # `Build completed successfully`
     built: list[str]  # targets named on progress lines
 
+    @property
+    def failed(self) -> bool:
+        """Did the build fail, whichever of Lake's shapes said so?"""
+        return (self.build_failed or bool(self.failed_modules)
+                or any(c != 0 for c in self.lean_exit_codes)) and not (
+            self.succeeded and not self.failed_modules)
+
 
 def parse_lake_log(text: str) -> LakeLog:
     """Parse `lake build` output (any Lake age, ANSI or not, POSIX or Windows paths)."""
@@ -143,7 +162,7 @@ def parse_lake_log(text: str) -> LakeLog:
         if m := _LAKE_PROGRESS.match(line):
             flush()
             built.append(m.group("target"))
-        elif re.match(r"^Some (required )?builds logged failures:", line):
+        elif _LAKE_FAILURES.match(line):
             flush()
             in_failures = True
         elif m := _LAKE_EXIT.match(line):
@@ -160,6 +179,10 @@ def parse_lake_log(text: str) -> LakeLog:
             p = LeanPos(line=int(m.group("line")), col=int(m.group("col")))
             current = Message(file=normalise_path(m.group("file")), pos=p,
                               severity=severity(m.group("level")), data=m.group("msg"))
+        elif m := _LAKE_FILE_ENTRY.match(line):  # a file-level message (no position)
+            flush()
+            current = Message(file=normalise_path(m.group("file")), pos=LeanPos(line=1, col=0),
+                              severity=severity(m.group("level")), data=m.group("msg"))
         elif re.match(r"^(trace|info|warning|error): ", line):
             flush()  # a Lake message with no position (e.g. `error: no such file`)
             level, _, rest = line.partition(": ")
@@ -169,6 +192,46 @@ def parse_lake_log(text: str) -> LakeLog:
     flush()
     return LakeLog(messages=msgs, failed_modules=failed, lean_exit_codes=codes,
                    build_failed=build_failed, succeeded=succeeded, built=built)
+
+
+# ----------------------------------------------------------------------------- Try this
+
+def try_this(data: str) -> list[str]:
+    """The suggestions of a ``Try this:`` / ``Try these:`` message, each as source text: the
+    block's common indentation removed from *every* line (nested lines keep their relative
+    depth), the ``[apply]``/``•`` prefix dropped. Text after the block (a line indented less
+    than it, e.g. remaining goals) is not part of it."""
+    m = _TRY.search(data)
+    if m is None:
+        return []
+    rest = data[m.end():]
+    head, _, tail = rest.partition("\n")
+    lines = tail.split("\n")
+    if head.strip():  # `Try this: tac` (+ lines continuing it, indented)
+        block = [head.strip()]
+        body = [x for x in lines if x.strip()]
+        indent = min((len(x) - len(x.lstrip()) for x in body), default=0)
+        for x in lines:
+            if x.strip() and len(x) - len(x.lstrip()) < max(indent, 1):
+                break
+            block.append(x[indent:].rstrip())
+        return [_TRY_PREFIX.sub("", "\n".join(block).strip("\n"), count=1)]
+    first = next((x for x in lines if x.strip()), "")
+    indent = len(first) - len(first.lstrip())
+    out: list[list[str]] = []
+    for x in lines:
+        if not x.strip():
+            if out:
+                out[-1].append("")
+            continue
+        if len(x) - len(x.lstrip()) < indent:
+            break
+        text = x[indent:].rstrip()
+        starts = bool(_TRY_PREFIX.match(text))
+        if not out or (m.group("n") == "these" and starts):
+            out.append([])
+        out[-1].append(_TRY_PREFIX.sub("", text, count=1) if starts else text)
+    return [s for s in ("\n".join(b).strip("\n") for b in out) if s.strip()]
 
 
 # ----------------------------------------------------------------------------- sorry and axioms

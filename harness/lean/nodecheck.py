@@ -84,7 +84,8 @@ def check_node(tc: Toolchain, workspace: Path, bp: Blueprint, label_or_key: str,
     by_line = {first_axiom_line + i: d for i, d in enumerate(targets)}
     check += "".join(f"#print axioms {root_name(d.name)}\n" for d in targets)
     messages, _res = compile_text(tc, workspace, check, stem=f"node-{Path(bp.display_path).stem}",
-                                  timeout_s=timeout_s, mem_mb=mem_mb)
+                                  timeout_s=timeout_s, mem_mb=mem_mb,
+                                  module=tc.module_of(bp.path))
 
     starts = line_starts(check)
     hstart, shift = marks["helpers"], marks["head"] - marks["helpers"]

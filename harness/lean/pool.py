@@ -21,11 +21,11 @@ class ReplPool:
     def __init__(self, argv: list[str], *, cwd: Path | str | None = None, budget_mb: int = 8192,
                  per_repl_mb: int = 2048, timeout_s: float = 60.0, header_timeout_s: float = 600.0,
                  mem_mb: int | None = DEFAULT_MEM_MB, max_commands: int = 200,
-                 wait_s: float = 600.0) -> None:
+                 wait_s: float = 600.0, options: list[tuple[str, str]] | None = None) -> None:
         self.argv, self.cwd = list(argv), cwd
         self.size = max(1, budget_mb // max(1, per_repl_mb))
         self._opts = dict(timeout_s=timeout_s, header_timeout_s=header_timeout_s, mem_mb=mem_mb,
-                          max_commands=max_commands)
+                          max_commands=max_commands, options=options)
         self.wait_s = wait_s
         self._idle: list[ReplClient] = []
         self._busy: set[ReplClient] = set()

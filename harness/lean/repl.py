@@ -10,6 +10,15 @@ process serves one import header, elaborated once at start; its env id is the de
 commands. The REPL has no timeout of its own (repl #94): on timeout the whole process group is
 killed and the next call respawns it (re-running the header). After ``max_commands`` commands the
 process is recycled, because the REPL keeps every environment forever (repl #77).
+
+Lake's options: the REPL takes no ``-D`` (``REPL/Main.lean`` ``main`` ignores its arguments and
+``REPL/Frontend.lean`` ``processInput`` elaborates with empty ``opts``), but each command continues
+the previous command state (``runCommand`` passes the snapshot's ``cmdState``, scopes and options
+included). So the header command is sent with one ``set_option NAME VALUE`` line per lakefile
+option after the imports, and every command in its environment elaborates under them. A REPL
+header stands for no module of a library: it gets the package's options (as ``lake lean`` gives
+a file outside every library); ``weak.`` options are left out (``set_option`` of an option the
+imports do not declare is an error, and ``weak.`` ones are linters only).
 """
 
 from __future__ import annotations
@@ -25,7 +34,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from harness.errors import HarnessError
 from harness.lean.messages import LeanPos, Message, from_json
+from harness.lean.options import read_options
 from harness.lean.run import DEFAULT_MEM_MB, kill_group, spawn
 
 
@@ -104,8 +115,11 @@ class ReplClient:
 
     def __init__(self, argv: list[str], *, cwd: Path | str | None = None, header: str = "",
                  timeout_s: float = 60.0, header_timeout_s: float = 600.0,
-                 mem_mb: int | None = DEFAULT_MEM_MB, max_commands: int = 200) -> None:
+                 mem_mb: int | None = DEFAULT_MEM_MB, max_commands: int = 200,
+                 options: list[tuple[str, str]] | None = None) -> None:
         self.argv, self.cwd, self.header = list(argv), cwd, header
+        self.options = options  # None: the lakefile's (package) options of ``cwd``
+        self._lake_opts: list[tuple[str, str]] | None = None
         self.timeout_s, self.header_timeout_s = timeout_s, header_timeout_s
         self.mem_mb, self.max_commands = mem_mb, max_commands
         self.header_env: int | None = None
@@ -139,13 +153,34 @@ class ReplClient:
             self._envs, self._states = set(), set()
             self.header_env = None
             if self.header.strip():
-                resp = self._exchange({"cmd": self.header}, self.header_timeout_s)
+                resp = self._exchange({"cmd": self.header_command()}, self.header_timeout_s)
                 if resp.has_errors:
                     first = resp.error or next(m.data for m in resp.messages if m.is_error)
                     self.close()
                     raise ReplError(f"REPL header failed: {first.splitlines()[0][:200]}")
                 self.header_env = resp.env
                 self.commands = 0  # the header does not count towards max_commands
+
+    def lean_options(self) -> list[tuple[str, str]]:
+        if self.options is not None:
+            return list(self.options)
+        if self.cwd is None:
+            return []
+        if self._lake_opts is None:  # once per client: a lakefile Lake must evaluate costs seconds
+            lake = self.argv[0] if Path(self.argv[0]).name == "lake" else None
+            try:
+                self._lake_opts = read_options(Path(self.cwd), lake).for_module(None)[0]
+            except HarnessError as err:
+                raise ReplError(f"REPL: {err.line()}") from None
+        return list(self._lake_opts)
+
+    def header_command(self) -> str:
+        """The header with Lake's options set after it (see the module doc)."""
+        lines = [f"set_option {n} {v if v in ('true', 'false') or v.isdigit() else json.dumps(v)}"
+                 for n, v in self.lean_options() if not n.startswith("weak.")]
+        if not lines:
+            return self.header
+        return self.header.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
 
     def close(self) -> None:
         with self._lock:

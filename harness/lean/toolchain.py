@@ -4,6 +4,10 @@ Lean is always run as ``lake env lean …`` from the workspace root so that the 
 ``LEAN_PATH`` (built dependencies) is in force. The toolchain the workspace pins in
 ``lean-toolchain`` is compared with what ``lean --version`` reports; a mismatch is a warning
 (elan normally makes them agree; a mismatch usually means a stale PATH entry).
+
+``lake env`` only sets paths, so the options ``lake build`` gives a module (the lakefile's
+``leanOptions``/``moreLeanArgs``, :mod:`harness.lean.options`) are passed to ``lean`` here:
+:meth:`Toolchain.lean` with ``module=`` the module a scratch copy stands for.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import CannotCertify, UsageError
+from harness.lean.options import LakeOptions, module_of, read_options
 from harness.lean.run import run
 
 ELAN_INSTALL = "curl https://elan.lean-lang.org/elan-init.sh -sSf | sh"
@@ -28,10 +33,22 @@ class Toolchain:
     lean_version: str | None  # e.g. "4.32.0", from `lake env lean --version`
     pinned: str | None  # from the workspace's lean-toolchain, e.g. "4.32.0"
     warnings: tuple[str, ...] = field(default=())
+    options: LakeOptions | None = None  # the lakefile's, as Lake adds them up (None: none read)
+    workspace: Path | None = None
 
-    def lean(self, *args: str) -> list[str]:
-        """argv for running Lean in the workspace's environment."""
-        return [str(self.lake), "env", "lean", *args]
+    def lean_args(self, module: str | None = None) -> list[str]:
+        """``-D`` options (+ moreLeanArgs) Lake uses for ``module`` (None: a file in no library:
+        the package's)."""
+        return self.options.lean_args(module) if self.options is not None else []
+
+    def module_of(self, file: Path | str | None) -> str | None:
+        if self.workspace is None:
+            return None
+        return module_of(self.workspace, file, self.options)
+
+    def lean(self, *args: str, module: str | None = None) -> list[str]:
+        """argv for running Lean in the workspace's environment, with Lake's options."""
+        return [str(self.lake), "env", "lean", *self.lean_args(module), *args]
 
     def repl(self, repl_bin: str = "repl") -> list[str]:
         """argv for the REPL (a `repl` binary on the Lake env PATH, or an explicit path)."""
@@ -102,8 +119,10 @@ def find_toolchain(workspace: Path, lake: str | None = None, *,
                    timeout_s: float = VERSION_TIMEOUT_S) -> Toolchain:
     """Locate lake, ask Lean for its version inside ``workspace``, compare with the pin."""
     path = find_lake(lake)
+    # trusted (no prover code) and unboxed on purpose: the first `lake env` after a lakefile
+    # change writes `.lake/lakefile.olean`, which the boxed runs after it cannot
     res = run([str(path), "env", "lean", "--version"], cwd=workspace, timeout_s=timeout_s,
-              mem_mb=None)
+              mem_mb=None, sandbox=False)
     if res.timed_out:
         raise CannotCertify(f"{path} env lean --version: no answer within {timeout_s:g}s")
     if res.returncode != 0:
@@ -118,7 +137,8 @@ def find_toolchain(workspace: Path, lake: str | None = None, *,
     elif pinned and pinned != version:
         warnings.append(f"{workspace / 'lean-toolchain'} pins {pinned} but lean reports "
                         f"{version}")
-    return Toolchain(lake=path, lean_version=version, pinned=pinned, warnings=tuple(warnings))
+    return Toolchain(lake=path, lean_version=version, pinned=pinned, warnings=tuple(warnings),
+                     options=read_options(workspace, path), workspace=workspace)
 
 
 def missing_note(file: Path | None = None, lake: str | None = None) -> str | None:

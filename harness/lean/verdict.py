@@ -97,15 +97,17 @@ class FileVerdict(BaseModel):
 # ----------------------------------------------------------------------------- compiling
 
 def compile_text(tc: Toolchain, workspace: Path, text: str, *, stem: str, timeout_s: float,
-                 mem_mb: int | None) -> tuple[list[Message], RunResult]:
-    """Compile ``text`` as a scratch file inside the workspace; certified messages or raise."""
+                 mem_mb: int | None, module: str | None = None
+                 ) -> tuple[list[Message], RunResult]:
+    """Compile ``text`` as a scratch file inside the workspace; certified messages or raise.
+    ``module``: the module the text stands for (its Lake options apply; harness.lean.options)."""
     tmp = harness_dir(workspace) / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / f"{stem}-{uuid.uuid4().hex[:10]}.lean"
     path.write_text(text, encoding="utf-8", newline="")
     try:
-        res = run(tc.lean("--json", str(path.relative_to(workspace))), cwd=workspace,
-                  timeout_s=timeout_s, mem_mb=mem_mb)
+        res = run(tc.lean("--json", str(path.relative_to(workspace)), module=module),
+                  cwd=workspace, timeout_s=timeout_s, mem_mb=mem_mb)
     finally:
         if not os.environ.get("HARNESS_KEEP_TMP"):
             path.unlink(missing_ok=True)
@@ -119,7 +121,7 @@ def certify(res: RunResult, messages: list[Message], other: list[str], *, label:
     if res.timed_out:
         raise CannotCertify(f"{label}: Lean did not finish within {timeout_s:g}s (process group killed)")
     if res.memory_exceeded:
-        raise CannotCertify(f"{label}: Lean ran out of memory under the {mem_mb} MB cap")
+        raise CannotCertify(f"{label}: {res.memory_line()}")
     tail = (res.stderr.strip().splitlines() or other or ["no output"])[-1][:200]
     if res.returncode not in (0, 1):
         raise CannotCertify(f"{label}: Lean exited with code {res.returncode}: {tail}")
@@ -296,7 +298,8 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
     found_values: dict[str, str] = {}
     found_types: dict[str, str] = {}
     stem = Path(bp.display_path).stem or "check"
-    messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s, mem_mb=mem_mb)
+    messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s, mem_mb=mem_mb,
+                                 module=tc.module_of(bp.path))
 
     path = bp.display_path
     starts = line_starts(text)

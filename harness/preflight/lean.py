@@ -4,7 +4,11 @@ Paths follow Lake's defaults: packages under ``packagesDir`` (manifest; default
 ``.lake/packages``), each built into ``<package>/.lake/build/lib/lean/<Module>.olean``
 (leanprover/lean4 ``src/lake/Lake/Config/Defaults.lean``: ``defaultBuildDir`` =
 ``.lake/build``, ``defaultLeanLibDir`` = ``lib/lean``). Nothing here compiles Lean: the only
-subprocess is ``lake env lean --version`` (harness.lean.toolchain).
+subprocess is ``lake env lean --version`` (harness.lean.toolchain) — and, for `doctor` only
+(``probe=True``), one small ``import Mathlib`` elaboration under the address-space cap.
+Also here: the Lean options Lake gives each library (harness.lean.options) and whether the
+sandbox (harness.lean.sandbox) works; without it run/prove/lock refuse to start (exit 2) unless
+the user opted out with ``--unsafe-no-sandbox``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError, UsageError
+from harness.errors import HarnessError, InputError, UsageError
+from harness.lean import sandbox
+from harness.lean.run import MEM_ENV, default_mem_mb, run
 from harness.lean.toolchain import ELAN_INSTALL, find_toolchain, lean_available
 from harness.preflight.report import Check
 
@@ -46,6 +52,9 @@ def toolchain_check(workspace: Path, lake: str | None) -> tuple[Check, Any]:
     try:
         tc = find_toolchain(workspace, lake)
     except HarnessError as err:
+        if isinstance(err, InputError):  # the lakefile's options cannot be read
+            return Check(name="lean-options", status="missing", found=err.line(), blocking=True,
+                         fix="write leanOptions as literal arrays, or use lakefile.toml"), None
         return Check(name="lean", status="missing", found=err.line(),
                      fix="check --lake / HARNESS_LAKE and the elan installation",
                      blocking=isinstance(err, UsageError)), None
@@ -149,10 +158,88 @@ def repl_check(workspace: Path) -> Check:
                  "add leanprover-community/repl to the lakefile and `lake build repl`")
 
 
-def lean_checks(workspace: Path, lake: str | None) -> tuple[list[Check], Any]:
-    """The toolchain and, when Lean was found, the dependencies' oleans."""
+def options_check(tc: Any) -> Check:
+    """The options every Lean run of the harness gets, as `lake build` would (per library)."""
+    opts = tc.options
+    if opts is None or not opts.source:
+        return Check(name="lean-options", status="ok", found="no lakefile options")
+    parts = [f"package: {opts.describe(None)}"]
+    for lib in opts.libs:
+        parts.append(f"{lib.name}: {opts.describe(lib.globs[0][1] if lib.globs else lib.name)}")
+    return Check(name="lean-options", status="ok",
+                 found=f"{Path(opts.source).name} (as lake build): " + " | ".join(parts))
+
+
+def sandbox_check(*, blocking: bool = True, tc: Any = None,
+                  workspace: Path | None = None) -> Check:
+    """Is the box for prover-written Lean there (and, with Lean, does Lean start in it)?
+    Blocking (when Lean would run) unless the user opted out."""
+    ok, why = sandbox.status()
+    if ok and tc is not None and workspace is not None and sandbox.required():
+        res = run(tc.lean("--version"), cwd=workspace, timeout_s=120, mem_mb=None)
+        if not res.ok:
+            tail = (res.stderr.strip() or res.stdout.strip() or "no output").splitlines()[-1]
+            return Check(name="sandbox", status="missing", blocking=blocking,
+                         found=f"bubblewrap works, but Lean does not start in the box: "
+                               f"{tail[:160]}",
+                         fix="see docs/lean-backend.md (the sandbox), or accept running prover "
+                             f"code unboxed: `run --unsafe-no-sandbox` / {sandbox.UNSAFE_ENV}=1")
+        why += "; Lean starts in it"
+    if ok:
+        return Check(name="sandbox", status="ok", found=why)
+    if not sandbox.required():
+        return Check(name="sandbox", status="warn", found=f"{why}; running Lean UNBOXED "
+                     f"({sandbox.UNSAFE_ENV} / --unsafe-no-sandbox)", fix=sandbox.INSTALL)
+    return Check(name="sandbox", status="missing", blocking=blocking, found=why,
+                 fix=f"{sandbox.INSTALL}, or accept running prover code unboxed: "
+                     f"`run --unsafe-no-sandbox` / {sandbox.UNSAFE_ENV}=1")
+
+
+PROBE_TEXT = "import Mathlib\n\nexample : (2 : ℕ) + 2 = 4 := rfl\n"
+
+
+def memory_check(tc: Any, workspace: Path, *, timeout_s: float = 600.0) -> Check:
+    """Elaborate a tiny `import Mathlib` file under the cap (doctor only: seconds, GBs)."""
+    cap = default_mem_mb()
+    shown = f"{cap} MB" if cap else "no cap"
+    if tc is None:
+        return Check(name="memory-cap", status="skipped", found=f"{shown} (no Lean to probe)")
+    if not (package_dir(workspace, "mathlib") / ".lake").is_dir():
+        return Check(name="memory-cap", status="skipped",
+                     found=f"{shown} (no Mathlib build to probe with)")
+    tmp = workspace / ".harness" / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    probe = tmp / "MemoryProbe.lean"
+    probe.write_text(PROBE_TEXT, encoding="utf-8")
+    try:
+        res = run(tc.lean("--json", str(probe.relative_to(workspace))), cwd=workspace,
+                  timeout_s=timeout_s, mem_mb=cap)
+    except HarnessError as err:
+        return Check(name="memory-cap", status="warn", found=f"{shown}: not probed ({err})")
+    finally:
+        probe.unlink(missing_ok=True)
+    if res.memory_exceeded:
+        return Check(name="memory-cap", status="missing", blocking=True,
+                     found=f"{shown}: `import Mathlib` fails under it ({res.memory_line()})",
+                     fix=f"raise [lean] memory_mb in harness.toml (or {MEM_ENV}); 0 = no cap")
+    if not res.ok:
+        tail = (res.stderr.strip() or res.stdout.strip()).splitlines()[-1:] or ["no output"]
+        return Check(name="memory-cap", status="warn",
+                     found=f"{shown}: probe failed ({tail[0][:120]})")
+    return Check(name="memory-cap", status="ok",
+                 found=f"{shown}: `import Mathlib` elaborated under it in {res.wall_s:.1f}s")
+
+
+def lean_checks(workspace: Path, lake: str | None, *, probe: bool = False
+                ) -> tuple[list[Check], Any]:
+    """The toolchain and, when Lean was found, the dependencies' oleans, the options Lake
+    uses, the sandbox, and (``probe``: `doctor`) the memory cap under `import Mathlib`."""
     tc_check, tc = toolchain_check(workspace, lake)
     checks = [tc_check]
     if tc is not None:
         checks += package_checks(workspace)
+        checks.append(options_check(tc))
+    checks.append(sandbox_check(blocking=tc is not None, tc=tc, workspace=workspace))
+    if probe:
+        checks.append(memory_check(tc, workspace))
     return checks, tc

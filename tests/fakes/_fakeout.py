@@ -56,14 +56,21 @@ class Outcome:
     code: int
 
 
-def elaborate(path: str, fmt: str) -> Outcome:
-    """Run the judgement on one file; `fmt` is json | text | lake. May hang/crash/OOM by design."""
+def elaborate(path: str, fmt: str, options: dict | None = None) -> Outcome:
+    """Run the judgement on one file; `fmt` is json | text | lake. May hang/crash/OOM by design.
+    ``options``: the `-D` options Lean was given (_fakeio.py: they and `#eval` code take effect)."""
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except OSError as err:
         return Outcome([], f"file not found: {path} ({err.strerror})\n", 1)
+    import _fakeio
+
+    if not _fakeio.mathlib_fits(text):
+        return Outcome([], "failed to create thread\n", 1)
     judge = Judge(text)
+
+    judge.messages += _fakeio.effects(text, {**_fakeio.options_from_text(text), **(options or {})})
     if judge.hang:
         hang_forever()
     if judge.oom:

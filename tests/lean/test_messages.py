@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from harness.lean.messages import (
     Message, forbidden_axioms, from_json, is_sorry, normalise_path, parse_axioms,
-    parse_lake_log, parse_lean_json, strip_ansi,
+    parse_lake_log, parse_lean_json, strip_ansi, try_this,
 )
 from tests.lean.conftest import FIXTURES
 from tests.support.fakelean import FAKE_LAKE, fake_env, make_workspace
@@ -138,18 +138,21 @@ def test_lake_log_continuations_ansi_and_old_paths() -> None:
     assert res.failed_modules == ["Pkg.B"] and res.build_failed and res.lean_exit_codes == [1]
 
 
-@pytest.mark.parametrize("paths", ["", "old", "windows"])
-def test_fake_lake_build_log_round_trip(tmp_path: Path, paths: str) -> None:
+@pytest.mark.parametrize("paths, style", [("", ""), ("old", "old"), ("windows", ""),
+                                          ("", "old")])
+def test_fake_lake_build_log_round_trip(tmp_path: Path, paths: str, style: str) -> None:
     ws = make_workspace(tmp_path / "ws", {
         "Pkg/A.lean": "theorem a : 1 = 1 := rfl\n",
         "Pkg/B.lean": "theorem b (n : Nat) : n = n := by\n  sorry\n",
         "Pkg/C.lean": "theorem c : 2 = 2 := by\n  fake_heartbeat\n\ntheorem d : 1 = 1 := bogus\n",
     })
     res = subprocess.run([sys.executable, str(FAKE_LAKE), "build"], cwd=ws, capture_output=True,
-                         text=True, timeout=60, env=fake_env(FAKE_LAKE_PATHS=paths, FAKE_LAKE_ANSI="1"))
+                         text=True, timeout=60, env=fake_env(FAKE_LAKE_PATHS=paths, FAKE_LAKE_ANSI="1",
+                                                             FAKE_LAKE_LOG=style))
     assert res.returncode == 1
     log = parse_lake_log(res.stdout)
     assert log.failed_modules == ["Pkg.C"] and log.build_failed and not log.succeeded
+    assert log.failed and log.lean_exit_codes == ([1] if style == "old" else [])
     assert log.built == ["Pkg.A", "Pkg.B", "Pkg.C"]
     assert [(m.file, m.pos.line, m.pos.col, m.severity) for m in log.messages] == [
         ("Pkg/B.lean", 1, 8, "warning"), ("Pkg/C.lean", 2, 2, "error"), ("Pkg/C.lean", 4, 21, "error")]
@@ -158,3 +161,69 @@ def test_fake_lake_build_log_round_trip(tmp_path: Path, paths: str) -> None:
     wfail = subprocess.run([sys.executable, str(FAKE_LAKE), "build", "Pkg.B", "--wfail"], cwd=ws,
                            capture_output=True, text=True, timeout=60, env=fake_env())
     assert wfail.returncode == 1 and parse_lake_log(wfail.stdout).failed_modules == ["Pkg.B"]
+
+
+# ----------------------------------------------------------------------------- #19.6: current shapes
+
+def test_current_lake_logs_without_exit_code_lines() -> None:
+    d = parse_lake_log((FIXTURES / "lake_build_targets_fail.log").read_text(encoding="utf-8"))
+    assert d.failed_modules == ["Axiward.Proofs"] and d.lean_exit_codes == [] and d.failed
+    assert d.built == ["Axiward.Proofs", "Main"]
+    (err,) = [m for m in d.messages if m.is_error]
+    assert (err.file, err.pos.line, err.pos.col) == ("Axiward/Proofs.lean", 14, 81)
+    assert err.data.endswith("⊢ item :: q.items = q.items ++ [item]")
+    c = parse_lake_log((FIXTURES / "lake_build_bad_import.log").read_text(encoding="utf-8"))
+    assert c.failed_modules == ["Proofs.GreensTheoremOQ01OQ01OQ02", "Mathlib.Logic.Equiv.Fin"]
+    bad_import, missing = [m for m in c.messages if m.is_error]
+    assert bad_import.file == "Proofs/GreensTheoremOQ01OQ01OQ02.lean"
+    assert bad_import.data.startswith("bad import 'Mathlib.MeasureTheory")
+    assert missing.file is None and missing.data.endswith("Mathlib/Logic/Equiv/Fin.lean")
+    e = parse_lake_log((FIXTURES / "lake_build_failed_first.log").read_text(encoding="utf-8"))
+    assert e.build_failed and e.failed and e.failed_modules == [
+        "GroupApproximation.Analysis.STW22ConditionalNegativeSolution"]
+    ok = parse_lake_log((FIXTURES / "lake_build_sorry_ok.log").read_text(encoding="utf-8"))
+    assert not ok.failed
+
+
+@pytest.mark.parametrize("data, expected", [
+    ("Try this: exact Nat.add_comm a b", ["exact Nat.add_comm a b"]),
+    ("Try this:\n  [apply] exact Nat.le_trans h₁ h₂", ["exact Nat.le_trans h₁ h₂"]),
+    ("Try these:\n • simp only [foo]\n • omega", ["simp only [foo]", "omega"]),
+    ("Try these:\n  [apply] expensive_meta_tactic\n  [apply] exact CustomGoal.mk✝",
+     ["expensive_meta_tactic", "exact CustomGoal.mk✝"]),
+    # a suggestion over several lines, nested lines deeper: every line loses the block's indent
+    ("Try this:\n  [apply] theorem all_two : ∀ (n : ℕ), n = 2 := by\n      intro n\n"
+     "      have all_one_lemma_again : n = 1 := by assumption\n      assumption",
+     ["theorem all_two : ∀ (n : ℕ), n = 2 := by\n    intro n\n"
+      "    have all_one_lemma_again : n = 1 := by assumption\n    assumption"]),
+    # several commands at the block's indentation are one suggestion
+    ("Try this:\n  [apply] #grind_lint check  (min := 20) in BitVec\n"
+     "  #grind_lint inspect BitVec.append_assoc",
+     ["#grind_lint check  (min := 20) in BitVec\n#grind_lint inspect BitVec.append_assoc"]),
+    # what follows the block (less indented) is not part of it
+    ("Try this:\n  [apply] refine ⟨?_, ?_⟩\n  · simp\n\nRemaining subgoals:\n⊢ False",
+     ["refine ⟨?_, ?_⟩\n· simp"]),
+    ("unsolved goals", []),
+])
+def test_try_this_shapes(data: str, expected: list[str]) -> None:
+    assert try_this(data) == expected
+
+
+def test_portfolio_rechecks_a_multi_line_suggestion_as_lean_meant_it(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """`aesop?` on the double prints a multi-line `[apply]` block (tests/fakes/_fakeio.py); the
+    recorded proof is the block dedented as a whole, not only its first line."""
+    from harness.agents.tactics import run_portfolio
+    from harness.agents.tools import ProveTools
+    from harness.blueprint.source import parse_file
+    from harness.lean.toolchain import find_toolchain
+
+    monkeypatch.setenv("HARNESS_LAKE", str(FAKE_LAKE))
+    ws = make_workspace(tmp_path / "ws", {"Demo.lean": "theorem t (n : Nat) : n = n := by\n"
+                                                       "  sorry\n"})
+    tc = find_toolchain(ws)
+    tools = ProveTools(parse_file(ws / "Demo.lean"), "t", workspace=ws, toolchain=tc)
+    res = run_portfolio(tools, ["aesop?"])
+    assert res.status == "proved"
+    assert res.body == ("by\n  intro h\n  induction h with\n  | zero => simp\n"
+                        "  | succ n ih =>\n    simp_all")
