@@ -84,6 +84,9 @@ def graph_pictures(b: Browser, tmp: Path, out: Path) -> None:
     b.open(page.as_uri() + f"#node={hub}&depth=2", settle_s=0.5)
     shoot(b, out, "graph-1000-focus.png")
     print(f"  focus link: graph.html#node={hub}&depth=2")
+    b.open(page.as_uri(), settle_s=0.5)
+    b.evaluate("document.getElementById('modules-map').click()")
+    shoot(b, out, "graph-1000-modules.png")
 
     demo = tmp / "blueprint.html"
     harness_graph(ROOT / "Blueprint", demo)
