@@ -72,7 +72,8 @@ for _t in sorted(TABLE_TOKENS, key=len, reverse=True):
 # single-character tokens we know exist and know no longer token (but TABLE_TOKENS) extends with
 # an opener: a comment or literal glued to any *other* symbol is a place we cannot decide
 KNOWN_SYMBOLS = frozenset("!#$%&*+,-./:;<=>?@\\^|~()[]{}`"
-                          "→←↔×∧∨¬∀∃λ≤≥≠∣∘·⟨⟩▸⊆⊂⊇⊃∈∉∪∩⁻¹∑∏⋃⋂≃≅≡⊢⊤⊥∅′″•∙⦃⦄⟦⟧‖√∞ᶜ∂∫⨆⨅⊔⊓≫≪⊗⊕∗⋆")
+                          "→←↔×∧∨¬∀∃λ≤≥≠∣∘·⟨⟩▸⊆⊂⊇⊃∈∉∪∩⁻¹∑∏⋃⋂≃≅≡⊢⊤⊥∅′″•∙⦃⦄⟦⟧‖√∞ᶜ∂∫⨆⨅⊔⊓≫≪⊗⊕∗⋆"
+                          "⇑↑↥⁅⁆⌊⌋⌈⌉∆∇⊣⋯…≺≻≼≽⊊⊋∖∤⟶⟹⥤≌⋙⊠⊞⊘⊖⊙⨯∐⨁⨂≈∼⇒⇔↦⟪⟫«»∃!ᵀᴴ⁺⁰²³")
 
 
 def table_match(text: str, i: int) -> int:

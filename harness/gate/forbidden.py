@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from harness.blueprint.model import Blueprint, Decl, DeclKind
+from harness.blueprint.parse import START_WORDS
 from harness.gate.fingerprint import Normaliser, digest
 from harness.gate import rules
 from harness.gate.rules import config_problem, glued_assign, raw_in, scoped_in, tactic_position
@@ -268,6 +269,10 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
             why = _command_in_body(toks, k, bp.text, first)
             if why:
                 add("command-in-body", t, why)
+        elif (t.start == 0 or bp.text[t.start - 1] == "\n") and v not in START_WORDS \
+                and v not in COLUMN0_OK and not t.in_string:
+            add("command-unknown", t, f"`{v}` at column 0 is no command the gate knows: Lean "
+                "may read a declaration here (unknown keywords are rejected, never ignored)")
     for off in lexed.module_docs:  # `/-!` is a command (Lean), wherever it is indented
         owner, d = owners.at(off)
         if d is not None and d.head_span.start < off < d.span.end:

@@ -93,3 +93,15 @@ def test_a_harmless_prefix_stays_allowed_on_the_node_being_proved() -> None:
         r = verify(text.replace("400000 in", f"{bad} in"), None, LOCK, base_text=BASE,
                    allow={"lem:double-succ"}, static_only=True)
         assert r.exit_code == 1
+
+
+@pytest.mark.parametrize("word", ["coinductive Stream' : Type where", "variable? [Fact False]",
+                                  "my_new_command Foo"])
+def test_an_unknown_command_at_column_0_is_rejected_not_ignored(word: str) -> None:
+    text = BASE.replace(NODE, word + "\n\n" + NODE, 1)
+    r = verify(text, None, LOCK, static_only=True)
+    # after a body it is read as part of it (column 0 in a body), elsewhere as a command
+    assert any(f.rule in ("command-unknown", "command-in-body") for f in r.failures), r.failures
+    text = BASE.replace("universe u\n", "universe u\n\n" + word + "\n", 1)  # between commands
+    r = verify(text, None, LOCK, static_only=True)
+    assert any(f.rule == "command-unknown" for f in r.failures), r.failures
