@@ -79,6 +79,7 @@ EXTERNAL_TACTICS: dict[str, str] = {
     "smt": "runs an external SMT solver at check time",
     "egg": "runs an external e-graph program at check time",
 }
+PREFIX_WORDS = frozenset({"open", "set_option", "variable", "attribute", "include", "omit"})
 MODIFIER_WORDS = frozenset({"private", "protected", "noncomputable", "partial", "unsafe",
                             "nonrec", "public", "meta"})
 # `attribute [local instance X] in` / `[local simp]` as a declaration's own prefix: scoped to that
@@ -256,7 +257,7 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
                     "is allowed: `in` scopes it to that one declaration)")
         elif v == "import":
             add("import", t, "a new import changes the whole environment")
-        elif v in ("export", "include", "omit", "open_private"):
+        elif v in ("export", "include", "omit", "open_private", "variable?"):
             add("context", t, f"`{v}` changes what later statements mean")
         elif v in COMPILE_TIME:
             add("compile-time-code", t, COMPILE_TIME[v])
@@ -269,6 +270,11 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
             why = _command_in_body(toks, k, bp.text, first)
             if why:
                 add("command-in-body", t, why)
+        elif decl is not None and v in PREFIX_WORDS and not attr_depth \
+                and decl.span.start <= t.start < decl.head_span.start \
+                and not rules.prefix_scoped(toks, k, decl.head_span.start, bp.text, PREFIX_WORDS):
+            add("command-in", t, f"`{v} …` before a declaration without its own `in` is a "
+                "persistent command (a later `in` on the line scopes only what follows it)")
         elif (t.start == 0 or bp.text[t.start - 1] == "\n") and v not in START_WORDS \
                 and v not in COLUMN0_OK and not t.in_string:
             add("command-unknown", t, f"`{v}` at column 0 is no command the gate knows: Lean "

@@ -49,6 +49,21 @@ def scoped_in(toks: list[Tok], k: int, text: str) -> bool:
     return j < len(toks) and j > k + 1
 
 
+def prefix_scoped(toks: list[Tok], k: int, head: int, text: str, words: frozenset[str]) -> bool:
+    """A `cmd … in` prefix before a declaration keyword at ``head``: its own `in` comes before
+    the next prefix command (`open A open B in` leaves `open A` persistent)."""
+    if toks[k].value in ("open", "set_option"):
+        return scoped_in(toks, k, text)
+    j = k + 1
+    while j < len(toks) and toks[j].start < head:
+        if raw_in(toks[j], text):
+            return True
+        if toks[j].value in words:
+            return False
+        j += 1
+    return False
+
+
 def option_problem(toks: list[Tok], k: int, ok, caps: dict[str, int], lean_nat) -> str | None:
     """Why `set_option` at ``k`` is refused (None: an allowed option with a sane value)."""
     nxt = toks[k + 1] if k + 1 < len(toks) else None
