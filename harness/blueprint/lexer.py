@@ -63,9 +63,12 @@ def is_id_rest(c: str) -> bool:
 #   core, src/Init/Notation.lean and src/Lean/Parser/Term.lean: `×'` (PProd), `\/`, `/\`, `<->`,
 #   `<-`, `->`, `//` (subtype), `-[` (Int.negSucc, `-[n+1]`);
 #   Mathlib: `''` and `⁻¹'` (Set.image/preimage, Mathlib/Data/Set/Defs.lean), `∑'`/`∏'` (tsum/tprod,
-#   Mathlib/Topology/Algebra/InfiniteSum/Defs.lean).
-TABLE_TOKENS = frozenset({"×'", "\\/", "/\\", "<->", "<-", "->", "//", "-[", "''", "⁻¹'", "∑'",
-                          "∏'", "⁻¹"})
+#   Mathlib/Topology/Algebra/InfiniteSum/Defs.lean), `∘'` (Function.dcomp,
+#   Mathlib/Logic/Function/Defs.lean).
+# IMPORT_TOKENS exist only when Mathlib is imported: where reading one or not would change what is
+# a character literal (`f ∘'"'`), the place is undecidable from the text alone.
+IMPORT_TOKENS = frozenset({"''", "⁻¹'", "∑'", "∏'", "∘'"})
+TABLE_TOKENS = frozenset({"×'", "\\/", "/\\", "<->", "<-", "->", "//", "-[", "⁻¹"}) | IMPORT_TOKENS
 _TABLE_BY_FIRST: dict[str, list[str]] = {}
 for _t in sorted(TABLE_TOKENS, key=len, reverse=True):
     _TABLE_BY_FIRST.setdefault(_t[0], []).append(_t)
@@ -92,7 +95,8 @@ def covering_token_end(text: str, s: int, lo: int) -> int | None:
     """If Lean reads the character at ``s`` as part of a longer token that starts before it (in
     the run of symbols glued to it, not before ``lo``), the offset where that token ends; None if
     ``s`` is a token start. Raises ValueError where the run holds a symbol whose tokens we do not
-    know (a notation from some import could swallow the opener: we cannot decide)."""
+    know (a notation from some import could swallow the opener), or where a Mathlib-only token
+    decides whether a character literal starts: we cannot decide."""
     r = s
     while r > lo and _is_symbol(text[r - 1]):
         r -= 1
@@ -101,8 +105,11 @@ def covering_token_end(text: str, s: int, lo: int) -> int | None:
         n = table_match(text, j)
         if n == 0:
             if text[j] not in KNOWN_SYMBOLS:
-                raise ValueError(text[j])
+                raise ValueError(f"`{text[j]}`, a symbol whose tokens we do not know")
             n = 1
+        elif text[j:j + n] in IMPORT_TOKENS and j + n > s and text[s] == "'" \
+                and _CHAR_LIT.match(text, s):
+            raise ValueError(f"`{text[j:j + n]}`, a token only when Mathlib is imported")
         j += n
     return j if j > s else None
 
@@ -139,9 +146,9 @@ def regions(text: str, path: object = None) -> list[Region]:
             try:
                 covered = covering_token_end(text, s, i)
             except ValueError as err:
-                raise _error(text, s, path, f"cannot decide how Lean reads `{tok}` glued to the "
-                             f"symbol `{err}` (a longer token may swallow it): put a space "
-                             "between them") from None
+                raise _error(text, s, path, f"cannot decide how Lean reads `{tok}` glued to "
+                             f"{err} (a longer token may swallow it): put a space between "
+                             "them") from None
             if covered is not None:
                 i = covered
                 continue

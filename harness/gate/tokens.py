@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.blueprint.lexer import (KNOWN_SYMBOLS, is_id_first, is_id_rest, is_letter_like,
+from harness.blueprint.lexer import (IMPORT_TOKENS, KNOWN_SYMBOLS, is_id_first, is_id_rest, is_letter_like,
                                      is_subscript_alnum, table_match)
 from harness.blueprint.lexer import regions as parser_regions
 
@@ -287,6 +287,10 @@ class _Lexer:
                             return i
                         depth -= 1
                 w = table_match(t, i) or 1  # Lean's longest-token rule (see lexer.TABLE_TOKENS)
+                if t[i:i + w] in IMPORT_TOKENS and self.char_end(i + w - 1) > 0:
+                    raise _LexError(i, f"cannot decide how Lean reads `{t[i:i + w]}` here: it is "
+                                    "a token only when Mathlib is imported, and otherwise a "
+                                    "character literal starts: put a space between them")
                 if w == 1 and c not in KNOWN_SYMBOLS:
                     self.unknown_upto = i + 1
                 elif self.unknown_upto == i:

@@ -105,3 +105,11 @@ def test_an_unknown_command_at_column_0_is_rejected_not_ignored(word: str) -> No
     text = BASE.replace("universe u\n", "universe u\n\n" + word + "\n", 1)  # between commands
     r = verify(text, None, LOCK, static_only=True)
     assert any(f.rule == "command-unknown" for f in r.failures), r.failures
+
+
+def test_a_mathlib_only_token_that_decides_a_char_literal_is_undecidable() -> None:
+    src = "x ∘'\"' ; sorry ; \""  # with Mathlib: `∘'` then a string; without: `∘` then a char
+    with pytest.raises(InputError, match="only when Mathlib is imported"):
+        regions(src)
+    assert "only when Mathlib is imported" in (lex(src).error or (0, ""))[1]
+    assert regions("g ∘' f") == [] and lex("g ∘' f").error is None  # no literal either way
