@@ -289,20 +289,11 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
     return sorted(out, key=lambda o: o.offset)
 
 
-def lean_nat(text: str) -> int | None:
-    """A Lean natural-number literal's value (``400000``, ``00``, ``0x0``, ``0b1``, ``0o7``);
-    None when ``text`` is not one (then it is not a limit we can vouch for)."""
-    t = text.replace("_", "") if text[:1].isdigit() else text
-    try:
-        if t[:2].lower() in ("0x", "0b", "0o") and len(t) > 2:
-            return int(t[2:], {"x": 16, "b": 2, "o": 8}[t[1].lower()])
-        return int(t, 10) if t.isdigit() else None
-    except ValueError:
-        return None
+lean_nat = rules.lean_nat  # re-exported: scope.py and agents/contracts.py read it from here
 
 
 def option_problem(toks: list[Tok], k: int) -> str | None:
-    return rules.option_problem(toks, k, OPTION_OK, LIMIT_CAPS, lean_nat)
+    return rules.option_problem(toks, k, OPTION_OK, LIMIT_CAPS)
 
 
 def _scoped_attribute(toks: list[Tok], k: int, decl: Decl | None, text: str) -> int:

@@ -22,6 +22,18 @@ _TACTIC_LEADS = frozenset({"by", ";", "<;>", "·", ".", "(", "=>", "|", "first",
 _CONFIG_OK = frozenset({"{", "}", "(", ")", ",", ":", "=", ".", "true", "false"})
 
 
+def lean_nat(text: str) -> int | None:
+    """A Lean natural-number literal's value (``400000``, ``00``, ``0x0``, ``0b1``, ``0o7``);
+    None when ``text`` is not one (then it is not a limit we can vouch for)."""
+    t = text.replace("_", "") if text[:1].isdigit() else text
+    try:
+        if t[:2].lower() in ("0x", "0b", "0o") and len(t) > 2:
+            return int(t[2:], {"x": 16, "b": 2, "o": 8}[t[1].lower()])
+        return int(t, 10) if t.isdigit() else None
+    except ValueError:
+        return None
+
+
 def raw_in(tok: Tok, text: str) -> bool:
     """The keyword `in` — not the quoted identifier `«in»`, which Lean reads as a name."""
     return tok.kind == "ident" and text[tok.start:tok.end] == "in"
@@ -64,7 +76,7 @@ def prefix_scoped(toks: list[Tok], k: int, head: int, text: str, words: frozense
     return False
 
 
-def option_problem(toks: list[Tok], k: int, ok, caps: dict[str, int], lean_nat) -> str | None:
+def option_problem(toks: list[Tok], k: int, ok, caps: dict[str, int]) -> str | None:
     """Why `set_option` at ``k`` is refused (None: an allowed option with a sane value)."""
     nxt = toks[k + 1] if k + 1 < len(toks) else None
     opt = nxt.value if nxt is not None and nxt.kind == "ident" else ""
