@@ -14,14 +14,20 @@ from collections import Counter
 from dataclasses import dataclass
 
 from harness.blueprint.model import Blueprint, Decl, DeclKind
+from harness.blueprint.parse import START_WORDS
 from harness.gate.fingerprint import Normaliser, digest
+from harness.gate import rules
+from harness.gate.rules import config_problem, glued_assign, raw_in, scoped_in, tactic_position
 from harness.gate.tokens import Lexed, Tok
 
 SORRY_WORDS = frozenset({"sorry", "admit", "sorry_using"})
 BODY_SORRY_WORDS = frozenset({"stop", "exact?", "apply?", "rw?"})  # tactics: only in a body
 ALWAYS_SORRY = frozenset({"sorryAx"})
 NATIVE = frozenset({"native_decide", "ofReduceBool", "ofReduceNat", "reduceBool", "reduceNat",
-                    "trustCompiler", "bv_decide", "decide!"})
+                    "trustCompiler", "bv_decide", "decide!",
+                    # Std.Tactic.BVDecide: both end in `Lean.ofReduceBool` (the LRAT checker runs
+                    # compiled) exactly like `bv_decide`
+                    "bv_decide?", "bv_check"})
 COMPILER = frozenset({"implemented_by", "extern", "csimp", "never_extract"})
 METAPROGRAM = frozenset({
     "macro", "macro_rules", "syntax", "elab", "elab_rules", "declare_syntax_cat", "notation",
@@ -31,20 +37,32 @@ METAPROGRAM = frozenset({
     "declare_simp_like_tactic", "run_cmd", "run_tac", "run_elab", "run_meta", "by_elab",
     "grind_pattern", "delab", "app_unexpander"})
 HASH_OK = frozenset({"check", "synth", "reduce", "where", "help"})  # `#check` etc. are inert
-DECL_WORDS = frozenset({k.value for k in DeclKind} | {"namespace", "section", "universe",
-                                                       "variable", "mutual", "import"})
+DECL_WORDS = frozenset({k.value for k in DeclKind} | {
+    "namespace", "section", "universe", "variable", "mutual", "import",
+    # declaration keywords the parser does not read as declarations (rejected, never ignored):
+    # `coinductive` (Lean >= 4.25), Mathlib's `variable?` (one token), `irreducible_def`, `alias`
+    "coinductive", "variable?", "irreducible_def", "alias", "seal", "unseal", "universes",
+    "variables", "noncomputable", "private", "protected", "public", "nonrec"})
 BODY_COMMANDS = frozenset({"end", "export", "attribute", "notation", "open_private", "omit",
                            "include", "add_decl_doc", "assert_not_exists", "compile_inductive"})
 COLUMN0_OK = frozenset({"|", "termination_by", "decreasing_by", "where", "deriving", ")", "]",
                         "}", "⟩"})
+# code run while the file is elaborated (Lean evaluates these terms; docs/trust.md)
+COMPILE_TIME = {"include_str": "`include_str` reads a file while compiling",
+                "include_bytes": "`include_bytes` reads a file while compiling"}
 BAD_ATTRS = frozenset({"instance", "default_instance", "macro", "tactic", "term_elab",
                        "command_elab", "delab", "app_unexpander", "csimp", "implemented_by",
                        "extern", "export", "init", "builtin_init", "simproc", "never_extract",
                        "env_extension", "local", "scoped", "-instance"})
 # options an agent may set (`set_option maxHeartbeats 400000 in`); everything else is rejected
 OPTION_OK = re.compile(r"^(maxHeartbeats|synthInstance\.maxHeartbeats|maxRecDepth|"
-                       r"synthInstance\.maxSize|linter\..*|pp\..*|trace\..*|profiler(\..*)?|"
-                       r"diagnostics(\..*)?)$")
+                       r"synthInstance\.maxSize|maxSynthPendingDepth|simprocs|linter\..*|pp\..*|"
+                       r"trace\..*|profiler(\..*)?|diagnostics(\..*)?)$")
+# numeric options: a positive literal no larger than this (0 or a huge value disables the limit:
+# a hang, or a stack overflow of every later check). Defaults: 200000, 20000, 512, 128, 1.
+LIMIT_CAPS = {"maxHeartbeats": 10_000_000, "synthInstance.maxHeartbeats": 1_000_000,
+              "maxRecDepth": 100_000, "synthInstance.maxSize": 100_000,
+              "maxSynthPendingDepth": 16}
 # code-like words only: English ones ("axiom of choice", "sorry") are fine in a title string
 _STRING_WORDS = (NATIVE - {"decide!"}) | (COMPILER - {"extern"}) | ALWAYS_SORRY
 STRING_WORDS = re.compile(r"(?<![\w'])(" + "|".join(
@@ -61,6 +79,7 @@ EXTERNAL_TACTICS: dict[str, str] = {
     "smt": "runs an external SMT solver at check time",
     "egg": "runs an external e-graph program at check time",
 }
+PREFIX_WORDS = frozenset({"open", "set_option", "variable", "attribute", "include", "omit"})
 MODIFIER_WORDS = frozenset({"private", "protected", "noncomputable", "partial", "unsafe",
                             "nonrec", "public", "meta"})
 # `attribute [local instance X] in` / `[local simp]` as a declaration's own prefix: scoped to that
@@ -151,8 +170,8 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
         glued = nxt is not None and nxt.start == t.end
         if t.kind == "ident" and t.value == "attribute":
             _, d0 = owners.at(t.start)
-            if _scoped_attribute(toks, k, d0, bp.text):
-                scoped_upto = d0.head_span.start  # type: ignore[union-attr]
+            # the prefix up to its `in`; a further prefix after it is read like any other code
+            scoped_upto = max(scoped_upto, _scoped_attribute(toks, k, d0, bp.text))
         if t.kind == "str":
             for m in STRING_WORDS.finditer(t.value):
                 add("string", t, f"`{m.group(1)}` inside a string literal")
@@ -194,7 +213,7 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
             add("partial", t, "`partial` only belongs on a `def` (a partial theorem is opaque to "
                 "the kernel)")
         if v in deny and decl is not None and decl.body_sep and t.start >= decl.body_span.start \
-                and bp.text[t.start:t.end] == v:
+                and bp.text[t.start:t.end] == v and tactic_position(toks, k, bp.text):
             add("external", t, f"`{v}` {deny[v]}; prove the goal with ordinary tactics")
         if last in ALWAYS_SORRY:
             add("sorry", t, f"`{v}` is a sorry in disguise")
@@ -224,70 +243,81 @@ def scan(bp: Blueprint, lexed: Lexed, norm: Normaliser, *,
         elif v in METAPROGRAM:
             add("metaprogram", t, f"`{v}` defines syntax or runs code at compile time")
         elif v == "set_option":
-            opt = nxt.value if nxt is not None and nxt.kind == "ident" else ""
-            val = toks[k + 2].value if k + 2 < len(toks) else ""
-            if not OPTION_OK.match(opt):
-                add("set_option", t, f"option `{opt}` is not allowed")
-            elif "axHeartbeats" in opt and lean_nat(val) in (0, None):
-                add("set_option", t, f"`{opt} {val}` disables the resource limit (or is not a "
-                    "number): give a positive limit, e.g. `set_option maxHeartbeats 400000 in`")
+            why = option_problem(toks, k)
+            if why:
+                add("set_option", t, why)
         elif v == "instance" or (v == "deriving" and nxt is not None and nxt.value == "instance"):
             if v == "instance" and k > 0 and toks[k - 1].value == "deriving":
                 continue
             add("instance", t, "a new instance can change what earlier statements mean")
         elif v == "attribute":
-            if not _scoped_attribute(toks, k, decl, bp.text):
+            if _scoped_attribute(toks, k, decl, bp.text) < 0:
                 add("attribute", t, "`attribute […]` changes declarations after the fact (only "
                     "`attribute [local instance] X in` / `[local simp]` directly before a helper "
                     "is allowed: `in` scopes it to that one declaration)")
         elif v == "import":
             add("import", t, "a new import changes the whole environment")
-        elif v in ("export", "include", "omit", "open_private"):
+        elif v in ("export", "include", "omit", "open_private", "variable?"):
             add("context", t, f"`{v}` changes what later statements mean")
+        elif v in COMPILE_TIME:
+            add("compile-time-code", t, COMPILE_TIME[v])
+        elif v == "config" and k > 0 and toks[k - 1].value == "(" and glued_assign(toks, k):
+            why = config_problem(toks, k)
+            if why:
+                add("config", t, why)
         if decl is not None and decl.body_sep and decl.body_span.start <= t.start < decl.span.end:
-            why = _command_in_body(toks, k, bp.text)
+            first = k == 0 or toks[k - 1].start < decl.body_span.start
+            why = _command_in_body(toks, k, bp.text, first)
             if why:
                 add("command-in-body", t, why)
+        elif decl is not None and v in PREFIX_WORDS and not attr_depth \
+                and decl.span.start <= t.start < decl.head_span.start \
+                and not rules.prefix_scoped(toks, k, decl.head_span.start, bp.text, PREFIX_WORDS):
+            add("command-in", t, f"`{v} …` before a declaration without its own `in` is a "
+                "persistent command (a later `in` on the line scopes only what follows it)")
+        elif (t.start == 0 or bp.text[t.start - 1] == "\n") and v not in START_WORDS \
+                and v not in COLUMN0_OK and not t.in_string:
+            add("command-unknown", t, f"`{v}` at column 0 is no command the gate knows: Lean "
+                "may read a declaration here (unknown keywords are rejected, never ignored)")
+    for off in lexed.module_docs:  # `/-!` is a command (Lean), wherever it is indented
+        owner, d = owners.at(off)
+        if d is not None and d.head_span.start < off < d.span.end:
+            out.append(Occurrence("module-doc", owner, off, (
+                "`/-! … -/` inside a declaration is a module-doc *command* in Lean: it ends the "
+                "declaration, and what follows is read as new top-level commands")))
     out += _structure(bp, norm, owners)
     return sorted(out, key=lambda o: o.offset)
 
 
-def lean_nat(text: str) -> int | None:
-    """A Lean natural-number literal's value (``400000``, ``00``, ``0x0``, ``0b1``, ``0o7``);
-    None when ``text`` is not one (then it is not a limit we can vouch for)."""
-    t = text.replace("_", "") if text[:1].isdigit() else text
-    try:
-        if t[:2].lower() in ("0x", "0b", "0o") and len(t) > 2:
-            return int(t[2:], {"x": 16, "b": 2, "o": 8}[t[1].lower()])
-        return int(t, 10) if t.isdigit() else None
-    except ValueError:
-        return None
+lean_nat = rules.lean_nat  # re-exported: scope.py and agents/contracts.py read it from here
 
 
-def raw_in(tok: Tok, text: str) -> bool:
-    """The keyword `in` — not the quoted identifier `«in»`, which Lean reads as a name."""
-    return tok.kind == "ident" and text[tok.start:tok.end] == "in"
+def option_problem(toks: list[Tok], k: int) -> str | None:
+    return rules.option_problem(toks, k, OPTION_OK, LIMIT_CAPS)
 
 
-def _scoped_attribute(toks: list[Tok], k: int, decl: Decl | None, text: str) -> bool:
-    """`attribute [local instance X] in` (or `[local simp]`) as the prefix of ``decl``."""
+def _scoped_attribute(toks: list[Tok], k: int, decl: Decl | None, text: str) -> int:
+    """`attribute [local instance X] in` (or `[local simp]`) as the prefix of ``decl``: the end
+    offset of its `in` (-1: not such a prefix)."""
     if decl is None or not (decl.span.start <= toks[k].start < decl.head_span.start):
-        return False
+        return -1
     if k + 1 >= len(toks) or toks[k + 1].value != "[":
-        return False
+        return -1
     j = k + 2
     words: list[str] = []
     while j < len(toks) and toks[j].value != "]":
         words.append(toks[j].value)
         j += 1
     if tuple(words[:2]) not in SCOPED_ATTRS or any(w in (",", ";") for w in words):
-        return False
+        return -1
     # then the attributed names, then the keyword `in`, still before the declaration keyword
     j += 1
     while j < len(toks) and toks[j].start < decl.head_span.start and toks[j].kind == "ident" \
             and not raw_in(toks[j], text):
         j += 1
-    return j < len(toks) and raw_in(toks[j], text) and toks[j].start < decl.head_span.start
+    if j < len(toks) and raw_in(toks[j], text) and toks[j].start < decl.head_span.start:
+        return toks[j].end
+    return -1
 
 
 def _structure(bp: Blueprint, norm: Normaliser, owners: "_Owners") -> list[Occurrence]:
@@ -345,7 +375,8 @@ def _structure(bp: Blueprint, norm: Normaliser, owners: "_Owners") -> list[Occur
     return out
 
 
-def _command_in_body(toks: list[Tok], k: int, text: str) -> str | None:
+def _command_in_body(toks: list[Tok], k: int, text: str, first_of_body: bool = False
+                     ) -> str | None:
     """Lean starts a new command at a command keyword at *any* column, but the parser only splits
     at column 0: a command hidden in a body would escape the scope and context checks."""
     t = toks[k]
@@ -353,15 +384,12 @@ def _command_in_body(toks: list[Tok], k: int, text: str) -> str | None:
     if v in DECL_WORDS or v in BODY_COMMANDS:
         return f"`{v}` inside a declaration body starts a new command"
     if v in ("open", "set_option"):  # fine as `open X in tac` / `set_option o v in tac`
-        line_end = text.find("\n", t.end)
-        line_end = len(text) if line_end == -1 else line_end
-        for u in toks[k + 1:]:
-            if u.start >= line_end:
-                break
-            if raw_in(u, text):  # the keyword: `open Nat «in»` is a top-level `open`
-                return None
-        return f"`{v}` without `in` inside a declaration body is a new command"
-    if (t.start == 0 or text[t.start - 1] == "\n") and v not in COLUMN0_OK:
+        if scoped_in(toks, k, text):
+            return None
+        return (f"`{v}` not directly followed by its `… in` inside a declaration body is a new "
+                "command (a later `in` on the line does not scope it)")
+    if (t.start == 0 or text[t.start - 1] == "\n") and v not in COLUMN0_OK \
+            and not first_of_body:
         return f"`{v}` at column 0 inside a declaration body: Lean may read a new command here"
     return None
 

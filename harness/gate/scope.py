@@ -43,19 +43,31 @@ HELPER_ATTR_REASONS: dict[str, str] = {
 }
 HELPER_ATTRS = frozenset(HELPER_ATTR_REASONS)
 HELPER_MODIFIERS = frozenset({"private", "protected"})
-# `… in` prefixes a prover may put directly before the node it proves (or a helper): they cannot
-# change what the statement means (with Lean, the elaborated-type hash confirms it)
-SAFE_PREFIX = re.compile(r"^(?:set_option (?:maxHeartbeats|synthInstance\.maxHeartbeats|"
-                         r"maxRecDepth) (?P<n>\S+) in|open Classical in)(?: |$)")
+# `… in` prefixes a prover may put directly before the node it proves (or a helper), each scoped
+# by `in` to that one declaration and unable to change what its statement means (with Lean, the
+# elaborated-type hash confirms it). Anywhere else — before a node nobody may edit — a new
+# prefix is a lock failure like any other context change (docs/trust.md "The static filter").
+SAFE_PREFIX = re.compile(
+    r"^(?:set_option (?P<opt>maxHeartbeats|synthInstance\.maxHeartbeats|maxRecDepth|"
+    r"synthInstance\.maxSize|maxSynthPendingDepth) (?P<n>\S+) in"
+    r"|set_option linter\.[A-Za-z0-9_.]+ (?:true|false) in"
+    r"|open (?:scoped )?Classical in)(?: |$)")
+SAFE_PREFIX_DOC = ("`set_option maxHeartbeats N in` (also `synthInstance.maxHeartbeats`, "
+                   "`maxRecDepth`, `synthInstance.maxSize`, `maxSynthPendingDepth`, each up to a "
+                   "cap), `set_option linter.… true/false in`, `open Classical in` and "
+                   "`open scoped Classical in`")
 
 
 def strip_safe_prefixes(normal: str) -> str:
-    """A normal form without its leading :data:`SAFE_PREFIX` prefixes (positive limits only)."""
-    from harness.gate.forbidden import lean_nat
+    """A normal form without its leading :data:`SAFE_PREFIX` prefixes (limits: positive and
+    within :data:`harness.gate.forbidden.LIMIT_CAPS`)."""
+    from harness.gate.forbidden import LIMIT_CAPS, lean_nat
 
     while (m := SAFE_PREFIX.match(normal)) is not None:
-        if m.group("n") is not None and not lean_nat(m.group("n")):
-            break
+        if m.group("n") is not None:
+            n = lean_nat(m.group("n"))
+            if not n or n > LIMIT_CAPS[m.group("opt")]:
+                break
         normal = normal[m.end():]
     return normal
 
@@ -63,6 +75,8 @@ def strip_safe_prefixes(normal: str) -> str:
 def safe_prefix_line(line: str) -> bool:
     """A context line (``Decl.scope.commands``) that is one such prefix."""
     return strip_safe_prefixes(" ".join(line.split())) == ""
+
+
 _SORRY = frozenset({"sorry", "admit", "sorry_using", "sorryAx"})
 
 
@@ -183,9 +197,7 @@ def _allowed_node(bd: Decl, bn: Normaliser, nd: Decl, nn: Normaliser) -> list[Sc
     if before_b != before_n or bd.body_sep != nd.body_sep:
         out.append(ScopeProblem(nd.span.start, nd.key, "only the body of an allowed node may "
                                 "change (its attributes, modifiers or statement changed); "
-                                "allowed before it: `set_option maxHeartbeats N in` (also "
-                                "`synthInstance.maxHeartbeats`, `maxRecDepth`) and "
-                                "`open Classical in`"))
+                                f"allowed before it: {SAFE_PREFIX_DOC}"))
     if _fields(bd, frozenset({"proof"})) != _fields(nd, frozenset({"proof"})):
         out.append(ScopeProblem(nd.blueprint.span.start if nd.blueprint else nd.span.start, nd.key,
                                 "blueprint fields other than `proof` changed"))

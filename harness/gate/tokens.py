@@ -20,7 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.blueprint.lexer import (IMPORT_TOKENS, KNOWN_SYMBOLS, is_id_first, is_id_rest, is_letter_like,
+                                     is_subscript_alnum, table_match)
 from harness.blueprint.lexer import regions as parser_regions
+
+__all__ = ["Lexed", "Tok", "divergence", "is_id_first", "is_id_rest", "is_letter_like",
+           "is_subscript_alnum", "lex"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +44,7 @@ class Lexed:
     hidden: list[tuple[int, int]] = field(default_factory=list)  # comments, in order
     literals: list[tuple[int, int]] = field(default_factory=list)  # string/char literals
     error: tuple[int, str] | None = None  # first lexical error (offset, message)
+    module_docs: list[int] = field(default_factory=list)  # `/-!` openers: commands, not comments
 
 
 class _LexError(Exception):
@@ -48,27 +54,8 @@ class _LexError(Exception):
         self.message = message
 
 
-def is_letter_like(c: str) -> bool:
-    v = ord(c)
-    return ((0x3B1 <= v <= 0x3C9 and v != 0x3BB) or (0x391 <= v <= 0x3A9 and v not in (0x3A0, 0x3A3))
-            or 0x3CA <= v <= 0x3FB or 0x1F00 <= v <= 0x1FFE or 0x2100 <= v <= 0x214F
-            or 0x1D49C <= v <= 0x1D59F)
-
-
-def is_subscript_alnum(c: str) -> bool:
-    v = ord(c)
-    return 0x2080 <= v <= 0x2089 or 0x2090 <= v <= 0x209C or 0x1D62 <= v <= 0x1D6A or v == 0x2C7C
-
-
-def is_id_first(c: str) -> bool:
-    return ("a" <= c <= "z") or ("A" <= c <= "Z") or c == "_" or is_letter_like(c)
-
-
-def is_id_rest(c: str) -> bool:
-    return is_id_first(c) or ("0" <= c <= "9") or c in "'!?" or is_subscript_alnum(c)
-
-
 _WS = " \t\r\n"
+INTERP_WORDS = frozenset({"throwError", "dbg_trace", "logInfo", "logWarning", "logError"})
 
 
 class _Lexer:
@@ -76,6 +63,14 @@ class _Lexer:
         self.t = text
         self.n = len(text)
         self.out = Lexed(text)
+        self.unknown_upto = -1  # end of a glued run of symbols holding one whose tokens we lack
+
+    def undecidable(self, i: int, what: str) -> None:
+        """An opener glued to a symbol run we cannot tokenise: Lean may read it otherwise."""
+        if i == self.unknown_upto:
+            raise _LexError(i, f"cannot decide how Lean reads `{what}` glued to a symbol whose "
+                            "tokens are unknown (a longer token may swallow it): put a space "
+                            "between them")
 
     # -- comments ----------------------------------------------------------------------
     def block_end(self, i: int, start: int) -> int:
@@ -102,11 +97,15 @@ class _Lexer:
             if c in _WS:
                 i += 1
             elif t.startswith("--", i):
+                self.undecidable(i, "--")
                 j = t.find("\n", i)
                 j = n if j == -1 else j
                 self.out.hidden.append((i, j))
                 i = j
             elif t.startswith("/-", i):
+                self.undecidable(i, "/-")
+                if t.startswith("/-!", i):
+                    self.out.module_docs.append(i)
                 # `/--` and `/-!` open doc comments; a plain `/-x` skips x (Lean's quirk): either
                 # way the scan for the closing `-/` starts three characters in
                 j = self.block_end(i + 3, i)
@@ -232,9 +231,12 @@ class _Lexer:
             if c == '"':
                 e = self.string_end(i)
                 prev = toks[-1] if toks else None
-                # only syntaxes introduced by a word (`s!`, `m!`, `throwError`, `trace[…]`) read
-                # a string as interpolated; a literal after `:=` or `(` is a plain string
-                maybe_interp = prev is not None and (prev.kind == "ident" or prev.value == "]")
+                # only the syntaxes declared with `interpolatedStr` (core: `s!`, `m!`, `f!`,
+                # `throwError`, `dbg_trace`, `trace[…]`) read a string as interpolated; anywhere
+                # else (`String.length "{"`) Lean's tokenizer reads a plain string literal
+                maybe_interp = prev is not None and prev.end == i and prev.kind == "ident" \
+                    and prev.value.endswith("!") or prev is not None and (
+                        prev.value in INTERP_WORDS or prev.value == "]")
                 if maybe_interp and "{" in t[i:e]:
                     sub: list[Tok] = []
                     e2 = self.interp_end(i, sub)
@@ -267,7 +269,7 @@ class _Lexer:
             elif c == "'" and t[i + 1:i + 2] == "'":
                 toks.append(Tok("sym", i, i + 2, "''", inner))
                 i += 2
-            elif c == "'" and (e := self.char_end(i)) > i:
+            elif c == "'" and (self.undecidable(i, "'") or (e := self.char_end(i)) > i):
                 if not inner:
                     self.out.literals.append((i, e))
                 toks.append(Tok("char", i, e, t[i:e], inner))
@@ -284,8 +286,17 @@ class _Lexer:
                         if depth == 0:
                             return i
                         depth -= 1
-                toks.append(Tok("sym", i, i + 1, c, inner))
-                i += 1
+                w = table_match(t, i) or 1  # Lean's longest-token rule (see lexer.TABLE_TOKENS)
+                if t[i:i + w] in IMPORT_TOKENS and self.char_end(i + w - 1) > 0:
+                    raise _LexError(i, f"cannot decide how Lean reads `{t[i:i + w]}` here: it is "
+                                    "a token only when Mathlib is imported, and otherwise a "
+                                    "character literal starts: put a space between them")
+                if w == 1 and c not in KNOWN_SYMBOLS:
+                    self.unknown_upto = i + 1
+                elif self.unknown_upto == i:
+                    self.unknown_upto = i + w
+                toks.append(Tok("sym", i, i + w, t[i:i + w], inner))
+                i += w
 
 
 def lex(text: str) -> Lexed:

@@ -145,7 +145,7 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
         ctx.fail("forbidden", prelude, "prelude: `prelude` changes the environment (the file "
                  "no longer imports Lean's `Init`, so every name may mean something else)",
                  rule="prelude")
-    informal = _check_lock(ctx, lock, norm)
+    informal = _check_lock(ctx, lock, norm, allow)
     _check_forbidden(ctx, lock, lexed, norm, deny_tactics)
     if base_text is not None:
         checks.append("scope")
@@ -242,7 +242,10 @@ def _report(ctx: _Ctx, checks: list[str], lean_status: LeanStatus, detail: str |
 
 # ----------------------------------------------------------------------------- 1. the lock
 
-def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser) -> list[InformalChange]:
+def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser, allow: set[str] = frozenset()
+                ) -> list[InformalChange]:
+    """``allow``: the nodes a prover may edit (labels or names); only their own harmless `… in`
+    prefixes may differ from the lock (issue #19 item 7)."""
     bp = ctx.bp
     contexts = fp.Contexts(norm, bp)
     informal: list[InformalChange] = []
@@ -286,8 +289,9 @@ def _check_lock(ctx: _Ctx, lock: Lock, norm: fp.Normaliser) -> list[InformalChan
                      "changed, and in a `do` or tactic block that changes its value", e.key)
         elif fp.statement_fp(norm, d) != e.statement:
             ctx.fail("lock", at, "statement changed", e.key)
-        if contexts.fp(d) != e.context and not _same_but_safe_prefixes(
-                lock.contexts.get(e.context), contexts.lines(d)):
+        editable = bool({e.key, e.label, e.name, d.short_name} & allow)
+        if contexts.fp(d) != e.context and not (editable and _same_but_safe_prefixes(
+                lock.contexts.get(e.context), contexts.lines(d))):
             ctx.fail("lock", at, "context changed: " + _context_diff(
                 lock.contexts.get(e.context), contexts.lines(d)), e.key)
         if fp.informal_fp(d) != e.informal:
