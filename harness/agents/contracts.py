@@ -111,6 +111,8 @@ def proof_violations(body: str, helpers: str = "", *, final: bool = True) -> lis
         t = m.group(1)
         if t == "set_option" and _allowed_option(masked, m.start()):
             continue
+        if t in TACTIC_ONLY and not _tactic_position(masked, m.start(), m.end()):
+            continue  # a hypothesis or argument named like the tactic (`have smt : …`)
         if t in BODY_ONLY:
             if not final:
                 continue
@@ -123,6 +125,21 @@ def proof_violations(body: str, helpers: str = "", *, final: bool = True) -> lis
         if msg not in out:
             out.append(msg)
     return out + helper_violations(helpers)
+
+
+TACTIC_ONLY = frozenset({"smt"})  # forbidden as a tactic only (harness.gate.rules)
+_TACTIC_LEADS = ("by", ";", "<;>", "·", ".", "(", "=>", "|", "<|>", "try", "all_goals",
+                 "any_goals", "first")
+
+
+def _tactic_position(masked: str, start: int, end: int) -> bool:
+    """As the gate reads it (gate.rules.tactic_position): first on its line or after a tactic
+    combinator, and not followed by `:`/`,`/`)`/`]` (a name, not a tactic)."""
+    before = masked[masked.rfind("\n", 0, start) + 1:start].rstrip()
+    after = masked[end:].lstrip()
+    if after[:1] in (":", ",", ")", "]"):
+        return False
+    return not before or before.endswith(_TACTIC_LEADS)
 
 
 def _helper_bodies(helpers: str, shift: int) -> list[tuple[int, int]]:

@@ -126,3 +126,13 @@ def test_extractors_never_raise_on_garbage(garbage):
     if block is not None:
         res = split_proof_answer(block, node, {"double"})
         assert isinstance(res, (str, tuple))
+
+
+def test_a_hypothesis_named_smt_is_not_the_smt_tactic() -> None:
+    """The prover's contract reads `smt` as the gate does (gate.rules.tactic_position): the
+    tactic is refused, a name spelled `smt` is not (issue 20's false reject, prover side)."""
+    from harness.agents.contracts import proof_violations
+
+    assert proof_violations("by\n  have smt : 1 = 1 := rfl\n  exact smt") == []
+    assert proof_violations("fun smt => smt") == []
+    assert proof_violations("by\n  smt") and proof_violations("by\n  intro x; smt")
