@@ -134,5 +134,5 @@ def test_a_hypothesis_named_smt_is_not_the_smt_tactic() -> None:
     from harness.agents.contracts import proof_violations
 
     assert proof_violations("by\n  have smt : 1 = 1 := rfl\n  exact smt") == []
-    assert proof_violations("fun smt => smt") == []
+    assert proof_violations("by\n  exact foo smt") == []
     assert proof_violations("by\n  smt") and proof_violations("by\n  intro x; smt")
