@@ -35,6 +35,8 @@ class QueryContext:
     exclude: frozenset[str] = frozenset()  # names never returned (the theorem itself)
     line: int | None = None  # the query's line in ``module``: later declarations there are not
     # accessible yet (Lean elaborates a file top to bottom), so they are never premises
+    visible: frozenset[str] | None = None  # modules the query's file imports (transitively);
+    # None: every module (a bare search)
 
 
 @dataclass
