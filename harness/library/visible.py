@@ -7,7 +7,8 @@ Without `prelude`, `Init` is imported implicitly (leanprover/lean4 src/Lean/Elab
 `headerToImports`: `Init` unless `header[0]` (prelude) is present; one `id` per
 `Module.import "import" "runtime"? id`). A module's imports are
 read from its source file as the index knows it (`files` table: module -> file); a module the
-index holds no file for (not indexed, or not installed) is visible but has no known imports.
+index holds no file for stands for the indexed modules under its name (a library root such as
+`Mathlib` imports them all); a module not indexed at all is simply not there to find.
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ def imported_modules(rows: Rows, ws: Path, text: str) -> frozenset[str]:
         seen.add(m)
         path = files.get(m)
         if path is None:
+            # no file for it (a root like `Mathlib` not indexed): it stands for the indexed
+            # modules under it, as a library's root file imports them (fail open, not empty)
+            todo.extend(x for x in files if x.startswith(m + ".") and x not in seen)
             continue
         try:
             with path.open(encoding="utf-8", errors="replace") as fh:
