@@ -102,6 +102,7 @@ class LibraryIndex:
         self._ino = file_inode(self.path)
         self._df: dict[str, int] = {}
         self._sc: Scorer | None = None
+        self._refs = None  # per row id: signatures referring to it (refs.py), read once
         self._file_of = None  # row id -> file id (numpy), read on the first `visible` query
         self._vis_key: object = None
         self._vis_mask = None
@@ -198,7 +199,7 @@ class LibraryIndex:
         if not cands:
             return []
         scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
-                        named)
+                        named, self._refs_array())
         return [to_hit(c, s) for s, c in scored[:k]]
 
     def _informative(self, words: list[str]) -> list[str]:
@@ -246,6 +247,19 @@ class LibraryIndex:
             f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(top))})",
             [i for i, _ in top])}
         return [dict(zip(_KEYS, rows[i])) | {"bm25": s} for i, s in top if i in rows]
+
+    def _refs_array(self):
+        if self._refs is None:
+            from harness.library.refs import read_refs
+
+            with self._lock:
+                try:
+                    self._refs = read_refs(self.con)
+                except sqlite3.DatabaseError as err:
+                    if not _damaged(err):
+                        raise
+                    raise _Damaged(str(err), self._ino) from err
+        return self._refs
 
     def _visible_mask(self, ctx: QueryContext):
         """Rows of the modules ``ctx.visible`` names, and of ``ctx.module`` above its line
