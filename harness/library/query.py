@@ -252,42 +252,19 @@ class LibraryIndex:
         if self._refs is None:
             from harness.library.refs import read_refs
 
-            with self._lock:
-                try:
-                    self._refs = read_refs(self.con)
-                except sqlite3.DatabaseError as err:
-                    if not _damaged(err):
-                        raise
-                    raise _Damaged(str(err), self._ino) from err
+            self._refs = read_refs(self.rows)
         return self._refs
 
     def _visible_mask(self, ctx: QueryContext):
-        """Rows of the modules ``ctx.visible`` names, and of ``ctx.module`` above its line
-        (cached for the last context: a prover asks many queries from one place)."""
-        import numpy as np
+        """Rows visible from ``ctx`` (visible.row_mask), cached for the last place."""
+        from harness.library.visible import file_of_rows, row_mask
 
         key = (ctx.visible, ctx.module, ctx.line)
-        if self._vis_key == key and self._vis_mask is not None:
-            return self._vis_mask
-        if self._file_of is None:
-            n = len(self._scorer().lens)
-            file_of = np.full(n, -1, dtype=np.int64)
-            ids = self._all("SELECT id, file_id FROM decls")
-            if ids:
-                arr = np.asarray(ids, dtype=np.int64)
-                inside = arr[:, 0] < n
-                file_of[arr[inside, 0]] = arr[inside, 1]
-            self._file_of = file_of
-        fids = [r[0] for r in self._all("SELECT id, module FROM files")
-                if r[1] in (ctx.visible or ())]
-        mask = np.isin(self._file_of, np.asarray(fids, dtype=np.int64))
-        if ctx.module:
-            own = [r[0] for r in self._all("SELECT id FROM decls WHERE module = ? AND line < ?",
-                                           (ctx.module, ctx.line or 1 << 30))]
-            own_ids = np.asarray(own, dtype=np.int64)
-            mask[own_ids[own_ids < len(mask)]] = True
-        self._vis_key, self._vis_mask = key, mask
-        return mask
+        if self._vis_key != key or self._vis_mask is None:
+            if self._file_of is None:
+                self._file_of = file_of_rows(self.rows, len(self._scorer().lens))
+            self._vis_key, self._vis_mask = key, row_mask(self.rows, self._file_of, ctx)
+        return self._vis_mask
 
     def _scorer(self) -> Scorer:
         if self._sc is None:

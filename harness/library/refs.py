@@ -45,6 +45,8 @@ def write_refs(con: sqlite3.Connection) -> None:
                 (counts.tobytes(),))
 
 
-def read_refs(con: sqlite3.Connection) -> np.ndarray:
-    row = con.execute("SELECT data FROM arrays WHERE name = 'refs'").fetchone()
-    return np.frombuffer(row[0], "<u4").copy() if row else np.zeros(0, "<u4")
+def read_refs(rows) -> np.ndarray:
+    """The `refs` array; ``rows``: an SQL query callable (LibraryIndex.rows, or a
+    connection's execute + fetchall)."""
+    got = rows("SELECT data FROM arrays WHERE name = 'refs'", ())
+    return np.frombuffer(got[0][0], "<u4").copy() if got else np.zeros(0, "<u4")

@@ -149,3 +149,32 @@ def position(rows: Rows, ws: Path, path: Path, line: int,
     ns, opens = scope_at(text, line)
     visible = imported_modules(rows, ws, text) - {module}
     return Position(p, module, line, ns, opens, visible)
+
+
+def file_of_rows(rows: Rows, n: int):
+    """Row id -> file id (numpy; -1 for ids with no row), for :func:`row_mask`."""
+    import numpy as np
+
+    file_of = np.full(n, -1, dtype=np.int64)
+    got = rows("SELECT id, file_id FROM decls", ())
+    if got:
+        arr = np.asarray(got, dtype=np.int64)
+        inside = arr[:, 0] < n
+        file_of[arr[inside, 0]] = arr[inside, 1]
+    return file_of
+
+
+def row_mask(rows: Rows, file_of, ctx):
+    """The rows a place (a QueryContext with ``visible``) can use: those of the modules it
+    imports, and those of its own module above its line (BM25 ranks only these)."""
+    import numpy as np
+
+    visible = ctx.visible or frozenset()
+    fids = [i for i, m in rows("SELECT id, module FROM files", ()) if m in visible]
+    mask = np.isin(file_of, np.asarray(fids, dtype=np.int64))
+    if ctx.module:
+        own = np.asarray([r[0] for r in rows(
+            "SELECT id FROM decls WHERE module = ? AND line < ?",
+            (ctx.module, ctx.line or 1 << 30))], dtype=np.int64)
+        mask[own[own < len(mask)]] = True
+    return mask

@@ -10,7 +10,7 @@ from tests.library.conftest import lib_ws, write  # noqa: F401 - the fixture
 
 
 def _refs(ix) -> dict[str, int]:
-    arr = read_refs(ix.con)
+    arr = read_refs(ix.rows)
     return {name: int(arr[i]) for i, name in ix.rows("SELECT id, name FROM decls")}
 
 
