@@ -200,9 +200,15 @@ class ProveTools:
 
         node = self.bp.node(self.label)
         ns, opens = node_scope(node)
-        ctx = QueryContext(namespace=ns, opens=opens, module=module_of(self.bp.path,
-                                                                       self.workspace),
-                           exclude=frozenset(x for x in (node.name,) if x), line=node.pos.line)
+        module = module_of(self.bp.path, self.workspace)
+        if getattr(self, "_visible", None) is None:  # the file's imports, read once per tools
+            from harness.library.visible import imported_modules
+
+            self._visible = imported_modules(self.library.rows, self.workspace,
+                                             self.bp.text) - {module}
+        ctx = QueryContext(namespace=ns, opens=opens, module=module,
+                           exclude=frozenset(x for x in (node.name,) if x), line=node.pos.line,
+                           visible=self._visible)
         hits = self.library.search(query, max(1, min(int(k), 25)), ctx=ctx)
         if not hits:
             return f"no library declarations match {query!r}"

@@ -1,9 +1,16 @@
-"""`harness search QUERY… [--k N] [--kind K] [--json] [--batch FILE]` — ranked library search.
+"""`harness search QUERY… [--k N] [--kind K] [--json] [--batch FILE] [--at FILE:LINE | --for LABEL]`
+— ranked library search.
 
 A query may be words ("sub-Gaussian tail bound"), a name or a fragment (`measure_ge_le`,
 `Real.exp_le`), or a mix. Each hit: name, kind, module, file, line, signature, doc, score.
 `--batch FILE` reads one query per line and writes one JSON result per line. The index is built
 on first need (see `harness index`).
+
+`--at FILE:LINE` searches from a place in a Lean file: only what Lean lets it use (the modules
+the file imports, transitively, and the file's declarations above the line), with the namespace
+and opens in force there. `--for LABEL` searches from a blueprint node of the workspace: its
+context, and its statement, informal proof and `\texttt{}` names join the query (QUERY may then
+be empty).
 """
 
 from __future__ import annotations
@@ -31,11 +38,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workspace", type=Path, default=None, metavar="DIR",
                    help="the Lake workspace (default: the one containing the current directory)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--at", default=None, metavar="FILE:LINE",
+                       help="search from this place: only what it imports and what is above it")
+    where.add_argument("--for", dest="for_label", default=None, metavar="LABEL",
+                       help="search for this blueprint node (its context; its statement and "
+                            "informal proof join the query)")
     p.set_defaults(func=run)
 
 
 def _hit(h) -> dict:
     return {k: getattr(h, k) for k in FIELDS}
+
+
+def _where(ix, ws: Path, args: argparse.Namespace):
+    """(QueryContext or None, words the context adds) for --at / --for."""
+    from harness.library import where
+
+    if args.at is not None:
+        w = where.at(ix.rows, ws, args.at)
+    elif args.for_label is not None:
+        w = where.for_label(ix.rows, ws, args.for_label)
+    else:
+        return None, ""
+    return w.ctx, w.query
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.k < 1:
         raise UsageError("search: --k must be at least 1")
-    if not args.query and args.batch is None:
-        raise UsageError("search: give a QUERY or --batch FILE")
+    if not args.query and args.batch is None and args.for_label is None:
+        raise UsageError("search: give a QUERY, --for LABEL or --batch FILE")
     queries: list[str] = []
     if args.batch is not None:
         try:
@@ -61,15 +87,16 @@ def run(args: argparse.Namespace) -> int:
     with build_progress(not args.json and args.batch is None) as progress:
         ix = open_index(ws, progress=progress)
     try:
+        ctx, extra = _where(ix, ws, args)
         if args.batch is not None:
             for q in queries:
-                hits = ix.search(q, args.k, args.kind)
+                hits = ix.search(" ".join(x for x in (q, extra) if x), args.k, args.kind, ctx=ctx)
                 sys.stdout.write(json.dumps({"query": q, "hits": [_hit(h) for h in hits]},
                                             ensure_ascii=False) + "\n")
             sys.stdout.flush()
             return int(ExitCode.OK)
         text = " ".join(args.query)
-        hits = ix.search(text, args.k, args.kind)
+        hits = ix.search(" ".join(x for x in (text, extra) if x), args.k, args.kind, ctx=ctx)
     finally:
         ix.close()
     if args.json:

@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness.library import where
 from harness.library.generate import generate_tree
 from harness.library.query import open_index
 from harness.library.store import build_index
@@ -43,11 +44,11 @@ def _stats(ms: list[float], cpu: list[float]) -> dict:
             "cpu_p95_ms": round(cpu[int(0.95 * (len(cpu) - 1))], 2)}
 
 
-def _latency(ix, queries: list[str], ranked: bool) -> dict:
+def _latency(ix, queries: list[str], ranked: bool, ctx=None) -> dict:
     ms, cpu = [], []
     for q in queries:
         t0, c0 = time.perf_counter(), time.process_time()
-        ix.search(q, 10) if ranked else ix.baseline(q, 10)
+        ix.search(q, 10, ctx=ctx) if ranked else ix.baseline(q, 10)
         ms.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
     return _stats(ms, cpu)
@@ -96,6 +97,13 @@ def index_benchmark(n_files: int = 7_000, n_queries: int = 200, seed: int = 0,
         for q in queries[:20]:  # warm SQLite's page cache and the name caches, untimed
             ix.search(q, 10)
         ranked, base = _latency(ix, queries, True), _latency(ix, queries, False)
+        # from a place (`search --at`, the prover's tool): a deep file's imports, its line
+        deep = max(pk.joinpath("mathlib").rglob("*.lean"), key=lambda p: (len(p.parts), p))
+        at_ctx = where.at(ix.rows, ws, f"{deep}:{deep.read_text().count(chr(10))}").ctx
+        t0 = time.perf_counter()
+        where.at(ix.rows, ws, f"{deep}:1")
+        place_ms = round((time.perf_counter() - t0) * 1000, 1)
+        ranked_at = _latency(ix, queries, True, at_ctx)
         ix.cache_bytes = 0  # every posting list read from the file again
         ranked_cold, base_cold = _latency(ix, queries, True), _latency(ix, queries, False)
         ix.close()
@@ -113,6 +121,8 @@ def index_benchmark(n_files: int = 7_000, n_queries: int = 200, seed: int = 0,
             "generate_s": gen_s, "full_build_s": full_s, "full_build_cpu_s": full_cpu,
             "peak_rss_mb": round(peak_mb), "index_mb": round(full.bytes / 1e6, 1),
             "query_ranked": ranked, "query_bm25": base, "queries": n_queries,
+            "query_ranked_at": ranked_at, "visible_modules_at": len(at_ctx.visible or ()),
+            "place_resolve_ms": place_ms,
             "query_ranked_uncached": ranked_cold, "query_bm25_uncached": base_cold,
             "search_one_shot": one_shot, "load_avg_start": load0,
             "load_avg_end": [round(x, 2) for x in os.getloadavg()],

@@ -5,7 +5,13 @@ docstring, from T's own namespace, opens and module; the gold set is the corpus 
 T's proof mentions (:mod:`harness.library.mentions`: locals, case tags and named arguments are
 not mentions; names resolved as Lean would from T's scope, `c.f` mentions the constant `c`), T
 itself excluded and never returned. recall@k = |gold ∩ top k| / |gold|, averaged over the
-theorems. The plain BM25 baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queries, same run.
+theorems; MRR = the mean of 1/rank of the first gold hit (0 when none is in the top k). The plain
+BM25 baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queries, same run.
+
+Runs: `ranker` (the place's namespace, opens, module and line, as before), `search` (plain
+`harness search`: no context at all), `search_for` (what `search --for/--at` and the prover's
+tool get: the place plus the modules the file imports, transitively) and BM25 with the same
+filters (`baseline_bm25_accessible`, `baseline_bm25_visible`), to show what a filter alone buys.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from harness.library.rank import binder_names
 from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import lean_files
 from harness.library.store import build_index, check_index
+from harness.library.visible import imported_modules
 
 PROOF_KINDS = ("theorem", "lemma")
 
@@ -77,8 +84,13 @@ def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
         idx = Path(tmp) / "premises.sqlite"
         build_index(corpus, path=idx, workers=workers, corpus=True)
         ix = LibraryIndex(check_index(idx), idx)
+        vis = _visible(ix, corpus, {m for _, m, _ in cases})
         try:
             runs = {"ranker": _run(ix, cases, k, ranked=True),
+                    "search": _run(ix, cases, k, ranked=True, place=False),
+                    "search_for": _run(ix, cases, k, ranked=True, visible=vis),
+                    "baseline_bm25_visible": _run(ix, cases, k, ranked=False, accessible=True,
+                                                  visible=vis),
                     "baseline_bm25": _run(ix, cases, k, ranked=False),
                     # the baseline given the same accessibility filter (what the filter buys)
                     "baseline_bm25_accessible": _run(ix, cases, k, ranked=False,
@@ -92,6 +104,7 @@ def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
                  if cases else 0.0}
     out.update({name: _summary(r, k) for name, r in runs.items()})
     out["recall@10_ratio"] = _ratio(out)
+    out["recall@10_ratios"] = _ratios(out)
     out["split"] = {}
     for half in ("tune", "held_out"):
         keep = [i for i, h in enumerate(halves) if h == half]
@@ -99,6 +112,7 @@ def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
                       "files": len({cases[i][1] for i in keep})}
         part.update({name: _summary([r[i] for i in keep], k) for name, r in runs.items()})
         part["recall@10_ratio"] = _ratio(part)
+        part["recall@10_ratios"] = _ratios(part)
         out["split"][half] = part
     out["wall_s"] = round(time.perf_counter() - wall0, 2)
     out["cpu_s"] = round(time.process_time() - cpu0, 2)
@@ -106,32 +120,55 @@ def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
     return out
 
 
-def _ratio(r: dict) -> float | None:
+def _visible(ix: LibraryIndex, corpus: Path, modules: set[str]) -> dict[str, frozenset[str]]:
+    """Each queried module's transitive imports within the corpus."""
+    out: dict[str, frozenset[str]] = {}
+    for module, rel in ix.rows("SELECT module, rel FROM files", ()):
+        if module in modules and module not in out:
+            try:
+                text = (corpus / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            out[module] = imported_modules(ix.rows, corpus, text) - {module}
+    return out
+
+
+def _ratio(r: dict, run: str = "ranker") -> float | None:
     b = r["baseline_bm25"]["recall@10"]
-    return round(r["ranker"]["recall@10"] / b, 3) if b else None
+    return round(r[run]["recall@10"] / b, 3) if b else None
 
 
-def _summary(rows: list[tuple[float, float, float]], k: int) -> dict:
-    """Mean recall@1, recall@k and latency over (r1, rk, ms) rows."""
+def _ratios(r: dict) -> dict:
+    return {run: _ratio(r, run) for run in ("ranker", "search", "search_for")}
+
+
+def _summary(rows: list[tuple[float, float, float, float]], k: int) -> dict:
+    """Mean recall@1, recall@k, MRR and latency over (r1, rk, ms, rr) rows."""
     if not rows:
-        return {"recall@1": 0.0, f"recall@{k}": 0.0, "recall@10": 0.0, "ms_per_query": 0.0,
-                "ms_p95": 0.0}
-    r1, rk, ms = (list(c) for c in zip(*rows))
+        return {"recall@1": 0.0, f"recall@{k}": 0.0, "recall@10": 0.0, "mrr": 0.0,
+                "ms_per_query": 0.0, "ms_p95": 0.0}
+    r1, rk, ms, rr = (list(c) for c in zip(*rows))
     return {"recall@1": round(statistics.fmean(r1), 4), f"recall@{k}": round(statistics.fmean(rk), 4),
-            "recall@10": round(statistics.fmean(rk), 4),
+            "recall@10": round(statistics.fmean(rk), 4), "mrr": round(statistics.fmean(rr), 4),
             "ms_per_query": round(statistics.fmean(ms), 2),
             "ms_p95": round(sorted(ms)[int(0.95 * (len(ms) - 1))], 2)}
 
 
-def _run(ix: LibraryIndex, cases: list, k: int, *, ranked: bool,
-         accessible: bool = False) -> list[tuple[float, float, float]]:
-    """(recall@1, recall@k, ms) per case."""
-    rows: list[tuple[float, float, float]] = []
+def _run(ix: LibraryIndex, cases: list, k: int, *, ranked: bool, accessible: bool = False,
+         place: bool = True, visible: dict[str, frozenset[str]] | None = None
+         ) -> list[tuple[float, float, float, float]]:
+    """(recall@1, recall@k, ms, reciprocal rank) per case. ``place``: the query knows where it
+    is (namespace, opens, module, line); ``visible``: and what its file imports."""
+    rows: list[tuple[float, float, float, float]] = []
     for d, module, gold in cases:
         text = f"{d.signature} {d.doc}"
         t0 = time.perf_counter()
-        ctx = QueryContext(namespace=d.namespace, opens=d.opens, module=module,
-                           exclude=frozenset({d.name}), line=d.line)
+        if place:
+            ctx = QueryContext(namespace=d.namespace, opens=d.opens, module=module,
+                               exclude=frozenset({d.name}), line=d.line,
+                               visible=None if visible is None else visible.get(module))
+        else:
+            ctx = QueryContext(exclude=frozenset({d.name}))
         if ranked:
             hits = ix.search(text, k, ctx=ctx)
         elif accessible:
@@ -140,6 +177,8 @@ def _run(ix: LibraryIndex, cases: list, k: int, *, ranked: bool,
             hits = ix.baseline(text, k, exclude=frozenset({d.name}))
         ms = (time.perf_counter() - t0) * 1000
         names = [h.name for h in hits]
+        first = next((i for i, n in enumerate(names[:k]) if n in gold), None)
         rows.append((len(gold & set(names[:1])) / min(1, len(gold)),
-                     len(gold & set(names[:k])) / len(gold), ms))
+                     len(gold & set(names[:k])) / len(gold), ms,
+                     0.0 if first is None else 1.0 / (first + 1)))
     return rows

@@ -102,6 +102,10 @@ class LibraryIndex:
         self._ino = file_inode(self.path)
         self._df: dict[str, int] = {}
         self._sc: Scorer | None = None
+        self._refs = None  # per row id: signatures referring to it (refs.py), read once
+        self._file_of = None  # row id -> file id (numpy), read on the first `visible` query
+        self._vis_key: object = None
+        self._vis_mask = None
         # term -> its decoded posting list, (term, weights) -> its score shares (FIFO-bounded)
         self._post: dict[object, tuple] = {}
         self._post_size: dict[object, int] = {}
@@ -151,7 +155,8 @@ class LibraryIndex:
         with ``ctx``, only what is accessible from there (as the ranker filters)."""
         q = parse_query(text)
         limit = k + len(exclude) if ctx is None else CANDIDATES
-        rows = self._fts(self._informative(q.words), limit, kind, weights=(1.0, 1.0, 1.0))
+        rows = self._fts(self._informative(q.words), limit, kind, weights=(1.0, 1.0, 1.0),
+                         ctx=ctx)
         rows = [r for r in rows if r["name"] not in exclude
                 and (ctx is None or self._accessible(r, ctx))]
         return [to_hit(r, -r["bm25"]) for r in rows][:k]
@@ -160,7 +165,8 @@ class LibraryIndex:
     def search(self, text: str, k: int = 10, kind: str | None = None,
                ctx: QueryContext | None = None) -> list[Hit]:
         q = parse_query(text, ctx)
-        cands = self._fts(self._informative(q.words), CANDIDATES, kind, weights=(3.0, 1.0, 0.7))
+        cands = self._fts(self._informative(q.words), CANDIDATES, kind, weights=(3.0, 1.0, 0.7),
+                          ctx=q.ctx)
         seen = {c["id"] for c in cands}
         named = set()
         spaces: list[str] = []
@@ -193,7 +199,7 @@ class LibraryIndex:
         if not cands:
             return []
         scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
-                        named)
+                        named, self._refs_array())
         return [to_hit(c, s) for s, c in scored[:k]]
 
     def _informative(self, words: list[str]) -> list[str]:
@@ -217,23 +223,48 @@ class LibraryIndex:
         if c["name"] in ctx.exclude:
             return False
         if c["module"] != ctx.module:
+            if ctx.visible is not None and c["module"] not in ctx.visible:
+                return False  # not imported there
             return not c["private"]  # a private name is usable only in its own module
         return ctx.line is None or c["line"] < ctx.line
 
     def _fts(self, words: list[str], limit: int, kind: str | None,
-             weights: tuple[float, float, float]) -> list[dict]:
-        """FTS5's bm25 top ``limit`` for an OR of ``words``, from the posting lists."""
+             weights: tuple[float, float, float],
+             ctx: QueryContext | None = None) -> list[dict]:
+        """FTS5's bm25 top ``limit`` for an OR of ``words``, from the posting lists (with a
+        ``ctx`` that has ``visible`` modules: only rows visible there compete)."""
         if not words:
             return []
         sc = self._scorer()
-        top = sc.top_of([self._contrib(w, weights) for w in words], limit,
-                        sc.kind_mask(kind) if kind else None)
+        mask = sc.kind_mask(kind) if kind else None
+        if ctx is not None and ctx.visible is not None:
+            vis = self._visible_mask(ctx)
+            mask = vis if mask is None else mask & vis
+        top = sc.top_of([self._contrib(w, weights) for w in words], limit, mask)
         if not top:
             return []
         rows = {r[0]: r for r in self._all(
             f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(top))})",
             [i for i, _ in top])}
         return [dict(zip(_KEYS, rows[i])) | {"bm25": s} for i, s in top if i in rows]
+
+    def _refs_array(self):
+        if self._refs is None:
+            from harness.library.refs import read_refs
+
+            self._refs = read_refs(self.rows)
+        return self._refs
+
+    def _visible_mask(self, ctx: QueryContext):
+        """Rows visible from ``ctx`` (visible.row_mask), cached for the last place."""
+        from harness.library.visible import file_of_rows, row_mask
+
+        key = (ctx.visible, ctx.module, ctx.line)
+        if self._vis_key != key or self._vis_mask is None:
+            if self._file_of is None:
+                self._file_of = file_of_rows(self.rows, len(self._scorer().lens))
+            self._vis_key, self._vis_mask = key, row_mask(self.rows, self._file_of, ctx)
+        return self._vis_mask
 
     def _scorer(self) -> Scorer:
         if self._sc is None:
@@ -291,6 +322,11 @@ class LibraryIndex:
             for key in (i, i.rsplit(".", 1)[-1]):
                 out[key] = min((dfs[t] for t in name_tokens(key)), default=1) or 1
         return out
+
+    @_recovering
+    def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
+        """A read-only SQL query on the index (visible.py reads `files` through it)."""
+        return self._all(sql, args)
 
     # ---- names
     @_recovering

@@ -23,6 +23,9 @@ from harness.library.names import STOPWORDS, identifiers, last, name_tokens, tex
 
 CANDIDATES = 120
 W_BM25, W_NAME, W_CONST, W_NS, W_MODULE, W_NAMED = 1.0, 1.2, 1.6, 0.6, 0.8, 1.5
+W_REFS, REFS_SCALE = 1.0, 200.0  # centrality: log(1 + signatures referring to it), full
+# weight from REFS_SCALE referring signatures on (a fixed scale: in a tiny index one reference
+# must not count as much as the most-used constant of Mathlib)
 W_RECENT, RECENT_TAU = 2.0, 1.0  # recency: W_RECENT / (1 + r / RECENT_TAU), r = 0 just above
 
 
@@ -35,6 +38,8 @@ class QueryContext:
     exclude: frozenset[str] = frozenset()  # names never returned (the theorem itself)
     line: int | None = None  # the query's line in ``module``: later declarations there are not
     # accessible yet (Lean elaborates a file top to bottom), so they are never premises
+    visible: frozenset[str] | None = None  # modules the query's file imports (transitively);
+    # None: every module (a bare search)
 
 
 @dataclass
@@ -123,8 +128,10 @@ def recency_ranks(cands: list[dict], ctx: QueryContext) -> dict[int, int]:
 
 
 def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[str, int],
-           n_docs: int, named: set[str]) -> list[tuple[float, dict]]:
-    """Score candidates (rows with name, namespace, module, line, consts, bm25) for ``q``."""
+           n_docs: int, named: set[str], refs=None) -> list[tuple[float, dict]]:
+    """Score candidates (rows with id, name, namespace, module, line, consts, bm25) for ``q``;
+    ``refs``: per row id, how many signatures refer to it (refs.py)."""
+    top_refs = math.log1p(REFS_SCALE) if refs is not None and len(refs) else 0.0
     recent = recency_ranks(cands, q.ctx) if W_RECENT else {}
     qwords = set(q.words)
     qconsts = const_keys(q.idents)
@@ -143,7 +150,9 @@ def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[
              + W_NS * namespace_score(c["namespace"], q.ctx)
              + W_MODULE * module_score(c["module"], q.ctx)
              + (W_RECENT / (1 + recent[id(c)] / RECENT_TAU) if id(c) in recent else 0.0)
-             + (W_NAMED if c["name"] in named and len(q.words) <= 4 else 0.0))
+             + (W_NAMED if c["name"] in named and len(q.words) <= 4 else 0.0)
+             + (W_REFS * min(1.0, math.log1p(float(refs[c["id"]])) / top_refs)
+                if top_refs and c["id"] < len(refs) else 0.0))
         scored.append((s, c))
     scored.sort(key=lambda t: (-t[0], t[1]["name"]))
     return scored

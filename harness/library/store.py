@@ -29,6 +29,7 @@ from harness.library.model import BuildReport, PackageReport
 from harness.library.names import name_tokens, text_tokens
 from harness.library.postings import SCHEMA as POSTINGS_SCHEMA
 from harness.library.postings import Removed, build_postings, update_postings
+from harness.library.refs import write_refs
 from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import Package, SourceFile, discover, fingerprint, lean_files
 from harness.library.workers import worker_init
@@ -359,6 +360,7 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
             update_postings(con, b.removed, first_new)
         else:
             build_postings(con, tmp, workers)
+        write_refs(con)  # the ranker's centrality prior (refs.py), after every build
         report.decls = con.execute("SELECT count(*) FROM decls").fetchone()[0]
         report.files = con.execute("SELECT count(*) FROM files").fetchone()[0]
         con.execute("UPDATE meta SET value='1' WHERE key='complete'")

@@ -106,3 +106,22 @@ def test_prove_role_uses_search_and_gets_unknown_names_before_lean(bp_ws, llm):
     assert "did you mean `Real.exp_le_exp`?" in fed[2]
     tools = {t["function"]["name"] for t in srv.chat_requests[0].tools}
     assert {"search_library", "lookup", "find_pattern", "submit"} <= tools
+
+
+def test_search_library_sees_only_what_the_nodes_file_imports(lib_ws: Path):  # noqa: F811
+    # this file imports only the exponential: the sub-Gaussian file is not usable there
+    write(lib_ws / "Narrow.lean", BLUEPRINT.replace("import Mathlib\n",
+                                                    "import Mathlib.Analysis.Exp\n"))
+    write(lib_ws / "Wide.lean", BLUEPRINT)
+    ix = open_index(lib_ws)
+    try:
+        narrow = ProveTools(parse_file(lib_ws / "Narrow.lean"), "lem:tail", workspace=lib_ws,
+                            toolchain=None, library=ix)
+        wide = ProveTools(parse_file(lib_ws / "Wide.lean"), "lem:tail", workspace=lib_ws,
+                          toolchain=None, library=ix)
+        q = {"query": "sub-Gaussian tail bound exponential", "k": 10}
+        assert "HasSubgaussianMGF.measure_ge_le" in wide.call("search_library", q)
+        got = narrow.call("search_library", q)
+        assert "Subgaussian" not in got and "Real.exp_le_exp" in got
+    finally:
+        ix.close()

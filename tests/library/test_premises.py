@@ -48,8 +48,15 @@ def test_recall_benchmark_compares_with_the_baseline_in_one_run(tmp_path: Path):
     generate_tree(tmp_path, n_files=40, seed=2)
     r = recall_benchmark(tmp_path, sample=60)
     assert r["theorems"] == 60
-    for key in ("ranker", "baseline_bm25", "baseline_bm25_accessible"):
+    for key in ("ranker", "search", "search_for", "baseline_bm25", "baseline_bm25_accessible",
+                "baseline_bm25_visible"):
         assert 0.0 <= r[key]["recall@1"] <= r[key]["recall@10"] <= 1.0
+        assert r[key]["recall@1"] <= r[key]["mrr"] <= 1.0
+    # the generated files import earlier ones: a filter by imports can only remove
+    # non-gold rows, so BM25 with it never recalls less than BM25 with the place alone
+    assert r["baseline_bm25_visible"]["recall@10"] >= r["baseline_bm25_accessible"]["recall@10"]
+    assert r["recall@10_ratios"]["search_for"] == round(
+        r["search_for"]["recall@10"] / r["baseline_bm25"]["recall@10"], 3)
     assert r["recall@10_ratio"] == round(r["ranker"]["recall@10"]
                                          / r["baseline_bm25"]["recall@10"], 3)
 
