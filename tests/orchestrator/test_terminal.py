@@ -213,10 +213,10 @@ def test_ctrl_c_in_a_terminal_interrupts_index(lib_ws: Path, tmp_path: Path) -> 
 def test_ctrl_c_in_a_terminal_interrupts_graph(tmp_path) -> None:
     from harness.blueprint.genproject import generate_project
 
-    generate_project(tmp_path, n_files=400, nodes_per_file=8, seed=1)  # seconds of layout
+    generate_project(tmp_path, n_files=400, nodes_per_file=8, seed=1)  # seconds of analysis
     out_file = tmp_path / "graph.html"
     out = interrupt_in_terminal(["graph", str(tmp_path), "-o", str(out_file)], cwd=tmp_path,
-                                env=fake_env(), ready=lambda o: "laying out the graph" in o)
+                                env=fake_env(), ready=lambda o: "analysing" in o)
     assert out.pressed and out.status == 130, out.output
     assert "harness: interrupted" in out.output and "Traceback" not in out.output
     assert [p.name for p in tmp_path.iterdir() if "graph" in p.name] == []  # no partial file
