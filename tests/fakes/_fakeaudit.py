@@ -34,7 +34,7 @@ KIND = {"theorem": "theorem", "lemma": "theorem", "def": "def", "abbrev": "def",
         "class": "inductive", "inductive": "inductive"}
 DECL = re.compile(r"(?m)^[ \t]*(?P<attrs>(?:@\[[^\]]*\]\s*)*)(?P<mods>(?:(?:private|protected|"
                   r"noncomputable|partial|unsafe|nonrec)\s+)*)(?P<kw>theorem|lemma|def|abbrev|"
-                  r"instance|axiom|opaque|structure|class|inductive)\b(?P<rest>[^\n]*)")
+                  r"instance|axiom|opaque|structure|class|inductive|example)\b(?P<rest>[^\n]*)")
 SCOPE = re.compile(r"(?m)^[ \t]*(namespace|end|section)\b[ \t]*([^\s]*)")
 DIRECTIVE = re.compile(r"\b(fake_hidden_decl)\s+(\w+)\s+([\w.']+)|\b(fake_type_drift|fake_unsafe|"
                        r"fake_kernel_reject)\s+([\w.']+)|\b(fake_hidden_instance|"
@@ -54,6 +54,7 @@ def audit_of(text: str, module: str) -> dict:
     ext = {"Lean.Meta.instanceExtension": 0, "Lean.Meta.simpExtension": 0,
            "Lean.reducibilityExtraExt": 0, "Lean.Parser.parserExtension": 0}
     ends = [e[0] for e in events] + [len(masked)]
+    commands = F._command_starts(masked) + [len(masked)]
     for k, (at, what, m) in enumerate(events):
         if what == "scope":
             word, arg = m.group(1), m.group(2)
@@ -65,7 +66,10 @@ def audit_of(text: str, module: str) -> dict:
                 ns.pop()
             continue
         kw, mods, attrs = m.group("kw"), m.group("mods").split(), m.group("attrs")
-        chunk = masked[m.start("rest"):ends[k + 1]]
+        if kw == "example":  # elaborated, then dropped: ends the previous chunk, adds nothing
+            continue
+        stop = min([ends[k + 1]] + [c for c in commands if c > m.start("kw")])
+        chunk = masked[m.start("rest"):stop]
         prefix = [p for part in ns for p in part]
         name_m = re.match(r"\s+(?:\(priority\s*:=\s*\w+\)\s*)?([^\s(:{\[⦃]+)", chunk)
         if name_m and name_m.group(1) not in (":", ":="):
