@@ -42,7 +42,8 @@ DIRECTIVE = re.compile(r"\b(fake_hidden_decl)\s+(\w+)\s+([\w.']+)|\b(fake_type_d
 
 
 def _h(text: str) -> str:
-    return str(int(hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:15], 16))
+    # Lean's terms do not depend on layout: whitespace is dropped before hashing
+    return str(int(hashlib.sha256("".join(text.split()).encode()).hexdigest()[:15], 16))
 
 
 def audit_of(text: str, module: str) -> dict:
@@ -93,7 +94,9 @@ def audit_of(text: str, module: str) -> dict:
         ext["Lean.Meta.instanceExtension"] += kw == "instance"
         ext["Lean.Meta.simpExtension"] += "simp" in attrs
         ext["Lean.reducibilityExtraExt"] += kw == "abbrev" or "reducible" in attrs
-    for m in re.finditer(r"(?m)^[ \t]*attribute\s*\[([^\]]*)\]", masked):
+    for m in re.finditer(r"(?m)^[ \t]*attribute\s*\[([^\]]*)\][^\n]*", masked):
+        if re.search(r"\blocal\b", m.group(1)) or re.search(r"\bin\s*$", m.group(0)):
+            continue  # local, or scoped to the next command: not exported in the .olean
         ext["Lean.Meta.instanceExtension"] += "instance" in m.group(1)
         ext["Lean.reducibilityExtraExt"] += "reducible" in m.group(1)
     for n, m in enumerate(re.finditer(r"(?m)^[ \t]*(?:local\s+|scoped\s+)?(notation|infixl?|"
