@@ -78,21 +78,26 @@ end HarnessAudit
 src/Lean/Environment.lean (module-system version, file id 13577889070). A `module` file keeps
 private data in further `.olean.*` parts; we refuse it (fail closed) rather than read half.
 `importModules (imports) (opts) (trustLevel := 0) … (loadExts := false)`: same file; without
-`loadExts` no extension (and no `[init]` code) of the imports is run — the replay needs only
-their constants. `Environment.toKernelEnv` (same file) and
-`Lean.Environment.replay (newConstants : Std.HashMap Name ConstantInfo) (env : Kernel.Environment)
-: IO Kernel.Environment` (src/Lean/Replay.lean, file id 70230094470; it throws `IO.userError`
-when the kernel rejects a constant or a constructor/recursor differs from the one the kernel
-generates). The same import-then-replay pattern: `replayFromImports` in leanprover/lean4
-src/LeanChecker.lean and leanprover/lean4checker Main.lean. -/
+`loadExts` no extension of the imports is loaded, and `[init]` code runs only after
+`enableInitializersExecution`, which we never call — the replay needs only their constants.
+`Lean.Environment.replay (newConstants : Std.HashMap Name ConstantInfo) (env : Environment) :
+IO Environment` (src/Lean/Replay.lean; this `Environment` signature is the one of Lean 4.24
+quoted in file id 71653537724 and of src/LeanChecker/Replay.lean at lean4@7ba979c5; lean4 PR
+#14391, after v4.33, renamed it `Lean.Kernel.Environment.replay` over `Kernel.Environment`,
+keeping a deprecated alias). It throws `IO.userError` when the kernel rejects a constant or a
+constructor/recursor differs from the one the kernel generates. The same import-then-replay
+pattern: `replayFromImports` in leanprover/lean4 src/LeanChecker.lean and
+leanprover/lean4checker Main.lean. -/
 unsafe def main (args : List String) : IO UInt32 := do
-  let [olean] := args
-    | IO.eprintln "usage: lean --run AuditModule.lean OLEAN"; return 2
+  if args.length != 1 then
+    IO.eprintln "usage: lean --run AuditModule.lean OLEAN"
+    return 2
+  let some olean := args.head? | return 2
   initSearchPath (← findSysroot)
-  let (mod, _region) ← readModuleData olean
+  let (mod, _region) ← readModuleData (System.FilePath.mk olean)
   let out ← IO.getStdout
   out.putStrLn (Json.mkObj [
-    ("module", toJson (System.FilePath.mk olean).fileStem),
+    ("file", toJson olean),
     ("imports", toJson (mod.imports.map fun i => i.module.toString (escape := false))),
     ("isModule", toJson mod.isModule)]).compress
   if mod.isModule then
@@ -111,7 +116,7 @@ unsafe def main (args : List String) : IO UInt32 := do
   out.flush
   let env ← importModules mod.imports {} (trustLevel := 0) (loadExts := false)
   let verdict ← try
-      discard <| Lean.Environment.replay newConsts env.toKernelEnv
+      discard <| Lean.Environment.replay newConsts env
       pure (Json.mkObj [("kernel", toJson "ok")])
     catch e =>
       pure (Json.mkObj [("kernel", toJson "error"), ("message", toJson e.toString)])
