@@ -153,13 +153,13 @@ def _audit(bp: Blueprint, verdict: FileVerdict, lean: LeanHandle, workspace: Pat
     audit = getattr(verdict, "audit", None)
     if audit is None:
         return None
-    problems = check_text(bp, audit)
-    if base_text is not None and isinstance(lean, Toolchain):
-        ws = workspace or find_workspace(bp.path or Path.cwd())
-        base = audit_of_text(lean, ws, base_text, module_name(ws, bp.path),
-                             timeout_s=timeout_s or 600.0, mem_mb=None)
-        if base is None:
-            raise CannotCertify("the base revision does not build, so Lean's list of its "
-                                "constants cannot explain the candidate's")
-        problems += check_base(base, audit, bp, allowed)
-    return problems
+    if base_text is None or not isinstance(lean, Toolchain):
+        return check_text(bp, audit)
+    ws = workspace or find_workspace(bp.path or Path.cwd())
+    base = audit_of_text(lean, ws, base_text, module_name(ws, bp.path),
+                         timeout_s=timeout_s or 600.0, mem_mb=None)
+    if base is None:
+        raise CannotCertify("the base revision does not build, so Lean's list of its "
+                            "constants cannot explain the candidate's")
+    known = {c.name for c in base.constants}
+    return check_text(bp, audit, known) + check_base(base, audit, bp, allowed)

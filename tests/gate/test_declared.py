@@ -95,9 +95,15 @@ def test_the_text_declares_what_lean_does_not_have() -> None:
         msgs[0] and "an axiom `G.a` the text does not declare" in msgs[1]
     (p,) = check_text(bp, _audit([*full, ("G.Nat", "inductive")]))
     assert "inductive `G.Nat`" in p.message
-    # what Lean generates is explained by the declaration it belongs to
+    (p,) = check_text(bp, _audit([*full, ("G.sneaky", "def")]))
+    assert "def `G.sneaky` that no declaration" in p.message
+    # the base's own constants are the base comparison's business
+    assert check_text(bp, _audit([*full, ("G.Nat", "inductive")]), known={"G.Nat"}) == []
+    # what Lean generates is explained by the declaration it belongs to; theorems generated
+    # under other names (`@[simps]`' `a_apply`) are left to the base comparison
     assert check_text(bp, _audit([*full, ("G.a.proof_1", "theorem"), ("G.b.eq_1", "theorem"),
-                                  ("Base._auxLemma.3", "theorem")])) == []
+                                  ("Base._auxLemma.3", "theorem"), ("G.b_apply", "theorem")])
+                      ) == []
 
 
 def test_a_failing_example_helper_rejects_the_merge(fake_tc: Toolchain,
