@@ -98,7 +98,7 @@ def run_lean(bp: Blueprint, claimed: list[str], lean: LeanHandle, *,
     except OSError as err:  # could not even start Lean
         return LeanOutcome("cannot certify", detail=f"could not run Lean: {err}")
     problems: list[LeanProblem] = []
-    for m in verdict.file_errors:
+    for m in verdict.errors_anywhere:
         problems.append(_msg_problem(m, None))
     for ap in audit_problems or []:
         p = bp.pos_of(ap.offset)

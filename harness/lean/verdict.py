@@ -86,10 +86,17 @@ class FileVerdict(BaseModel):
 
     @property
     def file_errors(self) -> list[LocatedMessage]:
-        """Errors outside the checked declarations: outside every declaration or inside an
-        unchecked one (an `example` helper, a placeholder whose statement does not elaborate).
-        A selection does not make them someone else's business: a file that does not build
-        is never accepted, whatever the selected nodes' own verdicts (docs/trust.md §5)."""
+        """Errors that concern a *diagnosis* of the selection (`harness check --node`): outside
+        every declaration, or (full check only) inside an unchecked declaration. Never the
+        basis of an acceptance: the gate and the certification use :attr:`errors_anywhere`."""
+        return [m for m in self.file_messages
+                if m.is_error and (m.region == "file" or not self.partial)]
+
+    @property
+    def errors_anywhere(self) -> list[LocatedMessage]:
+        """Every error outside the checked declarations, whatever the selection: also inside
+        an unchecked one (an `example` helper, a placeholder whose statement does not
+        elaborate). A file that does not build is never accepted (docs/trust.md §2)."""
         return [m for m in self.file_messages if m.is_error]
 
     @property

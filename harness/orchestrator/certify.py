@@ -80,7 +80,7 @@ class Certifier:
         if not keys:
             return Certification({})
         v = check_file(self.tc, self.workspace, bp, labels=keys, audit=True, **self._kw())
-        errors = [m.line(bp.display_path) for m in v.file_errors]
+        errors = [m.line(bp.display_path) for m in v.errors_anywhere]
         kernel_ok = True  # a file with errors is not audited; the errors already fail it
         if v.audit is not None:
             from harness.gate.audit import check_text

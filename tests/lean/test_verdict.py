@@ -101,7 +101,8 @@ def test_all_proved_is_ok_and_labels_select(tmp_path: Path, toolchain: Toolchain
     assert [n.key for n in fv.nodes] == ["lem:ok", "lem:rfl"]
     assert all(n.status == "proved" for n in fv.nodes)
     # a selection does not hide the errors of the other declarations (issue 20, class 8)
-    assert not fv.ok and any("bogus_lemma" in m.data for m in fv.file_errors)
+    assert fv.ok and any("bogus_lemma" in m.data for m in fv.errors_anywhere)
+    assert fv.file_errors == []  # a diagnosis of the selection (`check --node`) stays focused
     with pytest.raises(KeyError):
         check_file(toolchain, ws, bp, labels=["nope"], timeout_s=60)
 
@@ -119,8 +120,9 @@ def test_errors_outside_declarations_are_file_errors(tmp_path: Path, toolchain: 
     fv = check_file(toolchain, ws, parse_file(f), labels=["lem:ok"], timeout_s=60)
     assert fv.nodes[0].status == "proved"
     # the trailing command's error, and those of the unselected declarations (lines 23, 28)
-    assert [m.pos.line for m in fv.file_errors] == [23, 28, text.count("\n")]
-    assert [m.region for m in fv.file_errors] == ["context", "context", "file"]
+    assert [m.pos.line for m in fv.file_errors] == [text.count("\n")]
+    assert [m.pos.line for m in fv.errors_anywhere] == [23, 28, text.count("\n")]
+    assert [m.region for m in fv.errors_anywhere] == ["context", "context", "file"]
     assert not fv.ok
 
 
