@@ -62,13 +62,16 @@ def takes_types(runner: object, arg: str = "types") -> bool:
 
 def run_with_types(lean: Toolchain | object, bp: Blueprint, labels: list[str] | None,
                    types: list[str], *, workspace: Path | None,
-                   timeout_s: float | None, values: list[str] | None = None) -> FileVerdict:
+                   timeout_s: float | None, values: list[str] | None = None,
+                   audit: bool = False) -> FileVerdict:
     """One compile that also prints the elaborated types of ``types`` (keys) and, for
-    ``values``, the definitions' elaborated values."""
+    ``values``, the definitions' elaborated values (``audit``: harness.gate.declared too)."""
     if isinstance(lean, Toolchain):
         ws = workspace or find_workspace(bp.path or Path.cwd())
         kwargs = {"timeout_s": timeout_s} if timeout_s else {}
-        return check_file(lean, ws, bp, labels=labels, types=types, values=values, **kwargs)
+        return check_file(lean, ws, bp, labels=labels, types=types, values=values,
+                          audit=audit, **kwargs)
+    extra = {"audit": True} if audit and takes_types(lean, "audit") else {}
     if not takes_types(lean):
         raise CannotCertify("the Lean runner cannot print elaborated types (it takes no "
                             "`types` argument)")
@@ -76,8 +79,9 @@ def run_with_types(lean: Toolchain | object, bp: Blueprint, labels: list[str] | 
         if not takes_types(lean, "values"):
             raise CannotCertify("the Lean runner cannot print elaborated values (it takes no "
                                 "`values` argument)")
-        return lean(bp, labels or [], types=types, values=values)  # type: ignore[operator]
-    return lean(bp, labels or [], types=types)  # type: ignore[operator]
+        return lean(bp, labels or [], types=types, values=values,  # type: ignore[operator]
+                    **extra)
+    return lean(bp, labels or [], types=types, **extra)  # type: ignore[operator]
 
 
 def elaborated_hashes(bp: Blueprint, keys: Iterable[str], lean: Toolchain | object, *,

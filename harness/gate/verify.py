@@ -17,8 +17,11 @@ Checks, in order (each failure carries its check, node key and ``FILE:LINE:COL``
                  lemmas directly before them (:mod:`harness.gate.scope`); for ``allow_splits``
                  labels also a repair split: new placeholder nodes before the node and a
                  ``sorry_using`` body naming them;
-5. ``lean``      with ``lean``: the whole file compiles, claimed-complete declarations are
-                 sorry-free and use only the standard axioms (:mod:`harness.gate.leanstep`);
+5. ``lean``      with ``lean``: the whole file compiles without any error, claimed-complete
+                 declarations are sorry-free and use only the standard axioms, and Lean's
+                 own list of the constants, instances and extension entries the file adds —
+                 replayed through the kernel — is what the text and the base explain
+                 (:mod:`harness.gate.leanstep`, :mod:`harness.gate.audit`);
                  if the lock has elaborated-type hashes, each locked declaration's type is
                  re-elaborated in the same compile and compared (failure check ``lock``,
                  "elaborated type changed").
@@ -147,6 +150,7 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
                  rule="prelude")
     informal = _check_lock(ctx, lock, norm, allow)
     _check_forbidden(ctx, lock, lexed, norm, deny_tactics)
+    allowed_names: set[str] = set()
     if base_text is not None:
         checks.append("scope")
         base = parse_text(base_text, path)
@@ -157,6 +161,7 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
         else:
             keys = resolve_allowed(base, allow)
             splits = resolve_allowed(base, set(allow_splits or ()))
+            allowed_names = _allowed_names(base, bp, keys)
             for pr in check_scope(base, fp.Normaliser(base_text, base_lexed), bp, norm, keys,
                                   splits=splits):
                 ctx.fail("scope", pr.offset, pr.message, pr.key)
@@ -182,7 +187,8 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     valued = locked_values(bp, lock) if typed else []
     outcome = run_lean(bp, claimed, lean, workspace=workspace, timeout_s=timeout_s,
                        types=[d.key for d, _ in typed] or None,
-                       values=[d.key for d, _ in valued] or None)
+                       values=[d.key for d, _ in valued] or None,
+                       base_text=base_text, allowed_names=allowed_names)
     for pr in outcome.problems:
         ctx.failures.append(GateFailure(check="lean", key=pr.key, path=shown, line=pr.line,
                                         col=pr.col, message=pr.message))
@@ -201,9 +207,21 @@ def verify(text: str, path: str | Path | None, lock: Lock, *, base_text: str | N
     if outcome.relative:
         report.notes.append("accepted relative to unproved dependencies (sorryAx in Lean's axiom "
                             "report; not proved until it is clean): " + ", ".join(outcome.relative[:10]))
+    if outcome.status == "passed" and not outcome.audited:
+        report.notes.append("Lean's list of the file's constants was not read (a pre-bound "
+                            "runner without `audit`): no kernel replay, no constant comparison")
     report.certified = outcome.status == "passed"
     report.passed = report.certified and not ctx.failures
     return report
+
+
+def _allowed_names(base: Blueprint, bp: Blueprint, keys: set[str]) -> set[str]:
+    """Lean names that may differ from the base in Lean's environment: the allowed nodes (their
+    proofs and auxiliary constants) and the declarations that are new (the scope check admits
+    only helpers and split placeholders among them)."""
+    old = {d.name for d in base.decls if d.name}
+    out = {n for d in bp.decls if d.key in keys for n in (d.name, *d.aliases) if n}
+    return out | {d.name for d in bp.decls if d.name and d.name not in old}
 
 
 def blank_prelude(text: str) -> tuple[str, int | None]:

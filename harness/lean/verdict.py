@@ -17,7 +17,7 @@ import os
 import re
 import uuid
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel
 
@@ -80,14 +80,24 @@ class FileVerdict(BaseModel):
     # key -> the definition as `#print` shows it under pp.all (its elaborated *value*), for the
     # keys asked for with ``values=``
     values: dict[str, str] | None = None
+    # what Lean's environment says the file declares (harness.gate.declared), when asked for
+    # with ``audit=True``; None also when the file has errors (no `.olean` is audited then)
+    audit: Any = None
 
     @property
     def file_errors(self) -> list[LocatedMessage]:
-        """Errors that fail the file: outside every declaration, or (full check only) inside an
-        unchecked declaration. With a selection, other declarations are not our business — if
-        a selected node uses a broken one it inherits `sorryAx` and fails on its own."""
+        """Errors that concern a *diagnosis* of the selection (`harness check --node`): outside
+        every declaration, or (full check only) inside an unchecked declaration. Never the
+        basis of an acceptance: the gate and the certification use :attr:`errors_anywhere`."""
         return [m for m in self.file_messages
                 if m.is_error and (m.region == "file" or not self.partial)]
+
+    @property
+    def errors_anywhere(self) -> list[LocatedMessage]:
+        """Every error outside the checked declarations, whatever the selection: also inside
+        an unchecked one (an `example` helper, a placeholder whose statement does not
+        elaborate). A file that does not build is never accepted (docs/trust.md §2)."""
+        return [m for m in self.file_messages if m.is_error]
 
     @property
     def ok(self) -> bool:
@@ -267,11 +277,13 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
                timeout_s: float = DEFAULT_TIMEOUT_S, mem_mb: int | None = DEFAULT_MEM_MB,
                types: Iterable[str] | None = None, used: Iterable[str] | None = None,
                used_targets: Iterable[str] | None = None,
-               values: Iterable[str] | None = None) -> FileVerdict:
+               values: Iterable[str] | None = None, audit: bool = False) -> FileVerdict:
     """Verdicts for the blueprint's nodes (``labels`` selects; a file without nodes: every named
     declaration). ``types``: keys whose elaborated type is wanted too (``FileVerdict.types``).
     ``used``: keys whose used declarations are wanted (``FileVerdict.used``; the targets are
     ``used_targets``, default every named declaration of the file).
+    ``audit``: also compile to an `.olean` and read what the module declares, with a kernel
+    replay (``FileVerdict.audit``, :mod:`harness.gate.declared`).
     Raises CannotCertify (see module doc) and KeyError for an unknown label."""
     if labels:
         checked = [bp.by_key(lbl) for lbl in labels]
@@ -298,8 +310,16 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
     found_values: dict[str, str] = {}
     found_types: dict[str, str] = {}
     stem = Path(bp.display_path).stem or "check"
-    messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s, mem_mb=mem_mb,
-                                 module=tc.module_of(bp.path))
+    found_audit = None
+    if audit:
+        from harness.gate.declared import compile_audited, module_name
+
+        messages, res, found_audit = compile_audited(
+            tc, workspace, full, module=module_name(workspace, bp.path), stem=stem,
+            timeout_s=timeout_s, mem_mb=mem_mb, source=bp.text)
+    else:
+        messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s,
+                                     mem_mb=mem_mb, module=tc.module_of(bp.path))
 
     path = bp.display_path
     starts = line_starts(text)
@@ -371,5 +391,5 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
                        nodes=nodes, file_messages=file_msgs, partial=bool(labels),
                        wall_s=res.wall_s, types=found_types if types is not None else None,
                        used=found_used if used is not None else None,
-                       values=found_values if values else None)
+                       values=found_values if values else None, audit=found_audit)
 

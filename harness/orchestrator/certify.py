@@ -9,6 +9,11 @@ proved *relative to* them). So the DAG is only the scheduler's guess; the claim 
 * :meth:`Certifier.axioms` compiles the record's text once with ``#print axioms`` of every node
   (:func:`harness.lean.verdict.check_file`); a node is *clean* when its axioms are within
   ``propext``/``Classical.choice``/``Quot.sound``.
+  The same compile writes an `.olean` that Lean reads back (:mod:`harness.gate.declared`):
+  every constant is replayed through the kernel, and the constants must be those the text
+  declares (:func:`harness.gate.audit.check_text`). A kernel rejection leaves *no* node clean;
+  any Lean error anywhere in the file, or a constant the text does not explain, is an error of
+  the certification (status "contradicted": the run cannot exit 0).
 * :func:`contradictions`: statically proved nodes that are not clean.
 * :meth:`Certifier.used` asks Lean which declarations those nodes really use
   (:mod:`harness.lean.usedconsts`); :func:`reopen` turns each contradiction into a hidden edge
@@ -42,10 +47,13 @@ Status = str  # "clean" | "contradicted" | "cannot certify" | "not run"
 class Certification:
     axioms: dict[str, list[str] | None]  # node key -> Lean's axioms (None: an error, no report)
     errors: list[str] = field(default_factory=list)  # Lean errors outside every node
+    kernel_ok: bool = True  # every constant of the file passed the kernel replay
     used: dict[str, list[str]] = field(default_factory=dict)  # key -> names (blueprint.confirmed)
 
     @property
     def clean(self) -> set[str]:
+        if not self.kernel_ok:  # "proved" means the kernel checked it
+            return set()
         return {k for k, ax in self.axioms.items() if ax is not None and not forbidden_axioms(ax)}
 
 
@@ -73,11 +81,20 @@ class Certifier:
         keys = [d.key for d in bp.nodes if d.name]
         if not keys:
             return Certification({})
-        v = check_file(self.tc, self.workspace, bp, labels=keys, used=keys, used_targets=[
-            *self.targets, *(d.name for d in bp.decls if d.name)], **self._kw())
+        v = check_file(self.tc, self.workspace, bp, labels=keys, audit=True, used=keys,
+                       used_targets=[*self.targets, *(d.name for d in bp.decls if d.name)],
+                       **self._kw())
+        errors = [m.line(bp.display_path) for m in v.errors_anywhere]
+        kernel_ok = True  # a file with errors is not audited; the errors already fail it
+        if v.audit is not None:
+            from harness.gate.audit import check_text
+
+            kernel_ok = v.audit.kernel_ok
+            for p in check_text(bp, v.audit):
+                pos = bp.pos_of(p.offset)
+                errors.append(f"{bp.display_path}:{pos.line}:{pos.col}: lean: {p.message}")
         return Certification({n.key: (n.axioms if n.status != "error" else None)
-                              for n in v.nodes},
-                             [m.line(bp.display_path) for m in v.file_errors], v.used or {})
+                              for n in v.nodes}, errors, kernel_ok, v.used or {})
 
     def used(self, text: str, keys: list[str], extra: dict[str, str] | None = None
              ) -> dict[str, list[str]]:

@@ -98,7 +98,11 @@ def test_all_proved_is_ok_and_labels_select(tmp_path: Path, toolchain: Toolchain
     ws, f = _ws(tmp_path)
     bp = parse_file(f)
     fv = check_file(toolchain, ws, bp, labels=["lem:ok", "lem:rfl"], timeout_s=60)
-    assert [n.key for n in fv.nodes] == ["lem:ok", "lem:rfl"] and fv.ok
+    assert [n.key for n in fv.nodes] == ["lem:ok", "lem:rfl"]
+    assert all(n.status == "proved" for n in fv.nodes)
+    # a selection does not hide the errors of the other declarations (issue 20, class 8)
+    assert fv.ok and any("bogus_lemma" in m.data for m in fv.errors_anywhere)
+    assert fv.file_errors == []  # a diagnosis of the selection (`check --node`) stays focused
     with pytest.raises(KeyError):
         check_file(toolchain, ws, bp, labels=["nope"], timeout_s=60)
 
@@ -115,7 +119,10 @@ def test_errors_outside_declarations_are_file_errors(tmp_path: Path, toolchain: 
     ws, f = _ws(tmp_path, text)
     fv = check_file(toolchain, ws, parse_file(f), labels=["lem:ok"], timeout_s=60)
     assert fv.nodes[0].status == "proved"
+    # the trailing command's error, and those of the unselected declarations (lines 23, 28)
     assert [m.pos.line for m in fv.file_errors] == [text.count("\n")]
+    assert [m.pos.line for m in fv.errors_anywhere] == [23, 28, text.count("\n")]
+    assert [m.region for m in fv.errors_anywhere] == ["context", "context", "file"]
     assert not fv.ok
 
 
