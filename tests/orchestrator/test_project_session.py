@@ -1,0 +1,123 @@
+"""One run over a whole project (issue 22): `run DIR --stage 2` on a generated 10-file project
+through the stand-ins (fake Lean gate and certifier, scripted attempts): one scheduler over every
+file's open parts, one branch, one result; kill -9 and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import git
+
+from harness.blueprint.genproject import generate_project
+from harness.orchestrator.project_run import project_work
+from harness.orchestrator.project_session import ProjectSession
+from harness.orchestrator.record import Record
+from harness.orchestrator.run import RunSettings, Services, Session
+from tests.orchestrator.support import (ROOT, fake_certifier, lean_gate, scripted_runner)
+
+PROOF = "by\n  exact Iff.rfl"
+
+
+def project(tmp: Path) -> Path:
+    generate_project(tmp, 10, 6, seed=3)
+    (tmp / "lean-toolchain").write_text("leanprover/lean4:v4.32.0\n")
+    return tmp / "Gen"
+
+
+def factory(session: Session, record: Record) -> Services:
+    g = lean_gate(record)
+    return Services(runner=scripted_runner(lambda job: PROOF), make_gate=lambda: g,
+                    certifier=fake_certifier(record))
+
+
+def run_project(target: Path, events: list | None = None, **settings):
+    s = ProjectSession(target, RunSettings(**{"stage": "2", "batch_window": 0.05,
+                                              **settings}),
+                       workspace=target.parent,
+                       notify=(lambda k, d: events.append((k, d))) if events is not None
+                       else None)
+    return s, s.run(factory)
+
+
+def test_one_run_proves_every_file_of_a_ten_file_project(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    target = project(tmp_path)
+    before = project_work(target, tmp_path)
+    assert len(before.work) > 10 and len({id(b) for b in before.file_of.values()}) == 10
+    cross = {(u, v) for u, v in before.graph.edges if before.file_of[u] is not before.file_of[v]}
+    assert cross
+    events: list = []
+    s, res = run_project(target, events, workers=3)
+    assert res.exit_code == 0, (res.stop_reason, res.notes)
+    assert res.stop_reason == "all nodes proved"
+    assert set(before.work) <= {k for k, n in res.nodes.items() if n.status == "proved"}
+    after = project_work(target, tmp_path)
+    assert after.work == []  # every file on disk is complete
+    # one record: every commit on the one branch; a file's commits name it
+    repo = git.Repo(tmp_path)
+    msgs = [c.message for c in repo.iter_commits()]
+    files = {line.split(": ", 1)[1] for m in msgs for line in m.splitlines()
+             if line.startswith("Harness-File: ")}
+    assert len(files) == len({id(before.file_of[k]) for k in before.work})
+    # one scheduler: a node of one file started before another file's last merge — and each
+    # dispatch came after every dependency of it (in any file) was merged
+    order = [d["node"] for k, d in events if k == "dispatch"]
+    merged_at: dict[str, int] = {}
+    for i, (k, d) in enumerate(events):
+        if k == "merged":
+            for n in d["nodes"]:
+                merged_at.setdefault(n, i)
+    first_dispatch = {}
+    for i, (k, d) in enumerate(events):
+        if k == "dispatch":
+            first_dispatch.setdefault(d["node"], i)
+    for u, v in before.graph.edges:
+        assert merged_at[u] < first_dispatch[v]
+    assert len(order) >= len(before.work)
+    # importers: proof bodies only, so every importer compile was skipped, said so
+    log = [json.loads(x) for x in (s.dir / "events.jsonl").read_text().splitlines()]
+    imp = [e for e in log if e["kind"] == "importers"]
+    assert imp and all(e["checked"] == [] and "proof bodies only" in e["reason"] for e in imp)
+    cert = [e for e in log if e["kind"] == "certified"]
+    assert {e["file"] for e in cert} == {r for e in cert for r in [e["file"]]} and len(
+        {e["file"] for e in cert}) == 10
+    assert (s.dir / "result.json").is_file() and (s.dir / "report.html").is_file()
+    # a second run: nothing to do, same result
+    _, again = run_project(target)
+    assert again.exit_code == 0 and again.attempts == res.attempts
+
+
+def test_a_failing_node_leaves_its_dependents_in_other_files_open(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    target = project(tmp_path)
+    before = project_work(target, tmp_path)
+    u, v = next((u, v) for u, v in before.graph.edges
+                if before.file_of[u] is not before.file_of[v])
+
+    def fac(session, record):
+        g = lean_gate(record)
+        return Services(runner=scripted_runner(lambda job: None if job.node == u else PROOF),
+                        make_gate=lambda: g, certifier=fake_certifier(record))
+
+    s = ProjectSession(target, RunSettings(stage="2", batch_window=0.05, max_attempts=2),
+                       workspace=tmp_path)
+    res = s.run(fac)
+    assert res.exit_code == 1
+    assert res.nodes[u].status == "blocked" and res.nodes[v].status != "proved"
+    assert res.counts["proved"] > 0
+
+
+def test_stage_1_over_a_project_is_refused_in_one_line(tmp_path):
+    target = project(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "harness", "run", str(target)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert "stage 2" in line
