@@ -15,6 +15,7 @@ compile is skipped and the event says so.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,39 @@ def of_file(events: list[dict[str, Any]], rel: str) -> list[dict[str, Any]]:
     return [e for e in events if e.get("kind") != "certified" or e.get("file") in (None, rel)]
 
 
+def advance(gate: Any, rel: str, digest: str) -> bool:
+    """A merge of this run changed the imported module ``rel`` (relative to the workspace):
+    pin its new content in ``gate``'s lock (a LockedGate: the lock pins imported project
+    modules by SHA-256, harness/gate/environment.py). Sound because that change passed its own
+    file's gate (lock, scope, compile). False when the lock does not pin ``rel``."""
+    lock = getattr(gate, "lock", None)
+    env = getattr(lock, "environment", None)
+    if not env or rel not in env or env[rel] == digest:
+        return False
+    env[rel] = digest
+    if getattr(gate, "lock_file", None) is not None:
+        lock.save(gate.lock_file)
+    return True
+
+
+def _changed_by(record: Record, run_id: str, limit: int = 10_000) -> bool:
+    """Whether the newest commit on the branch that changed ``record``'s file is this run's."""
+    from harness.orchestrator.record import TRAILER
+
+    for c in record._history(limit):
+        try:
+            mine = (c.tree / record.rel).binsha
+        except KeyError:
+            return False
+        try:
+            before = (c.parents[0].tree / record.rel).binsha if c.parents else None
+        except KeyError:
+            before = None
+        if mine != before:
+            return dict(TRAILER.findall(c.message)).get("Harness-Run") == run_id
+    return False
+
+
 class _Certify(Stage2):
     """One file's final certification (Stage2._certify on that file's record and imports);
     never runs a loop: re-opened work goes to the project's scheduler."""
@@ -102,6 +136,14 @@ class ProjectStage2(Stage2):
             _Certify(run_id=self.run_id, record=u.record, log=FileLog(self.log, u.rel),
                      state=self.state, executor=self.executor, gate=u.gate, cfg=self.cfg,
                      notify=self.notify, certifier=u.certifier) for u in units]
+
+    def run(self) -> Any:
+        # resumed after a kill between a merge's commit and the locks' update: a file whose
+        # newest change on the branch is this run's own commit is pinned as it is now
+        for rel, u in self.units.items():
+            if _changed_by(u.record, self.run_id):
+                self._advance(rel)
+        return super().run()
 
     # ---- the project's DAG ----------------------------------------------------------------
     def _analysis(self) -> Analysis:
@@ -154,8 +196,18 @@ class ProjectStage2(Stage2):
             total.gate_calls += out.gate_calls
             total.seconds += out.seconds
             if out.commit:
+                self._advance(rel)
                 total.gate_calls += self._check_importers(rel, out.merged, batch_id)
         return total
+
+    def _advance(self, rel: str) -> None:
+        """Every other file's lock: ``rel``'s content is the one this run's gate accepted."""
+        u = self.units[rel]
+        digest = hashlib.sha256(u.record.file.read_bytes()).hexdigest()
+        key = u.record.file.relative_to(self.workspace.resolve()).as_posix()
+        for other in self.units.values():
+            if other is not u:
+                advance(other.gate, key, digest)
 
     def _check_importers(self, rel: str, merged: list[Candidate], batch_id: str) -> int:
         """Compile the files importing ``rel`` when the merge added declarations or changed a
