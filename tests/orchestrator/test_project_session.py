@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import re
+
 import git
 
 from harness.blueprint.genproject import generate_project
@@ -19,7 +21,11 @@ from harness.orchestrator.project_run import project_work
 from harness.orchestrator.project_session import ProjectSession
 from harness.orchestrator.record import Record
 from harness.orchestrator.run import RunSettings, Services, Session
-from tests.orchestrator.support import (ROOT, fake_certifier, lean_gate, scripted_runner)
+from harness.orchestrator.state import run_dir
+from tests.orchestrator.support import (ROOT, fake_certifier, fake_env, lean_gate,
+                                        scripted_runner)
+from tests.orchestrator.test_run_cli import _merged_nodes, config
+from tests.support.llm_server import ScriptedLLM, text
 
 PROOF = "by\n  exact Iff.rfl"
 
@@ -113,11 +119,56 @@ def test_a_failing_node_leaves_its_dependents_in_other_files_open(tmp_path, monk
     assert res.counts["proved"] > 0
 
 
-def test_stage_1_over_a_project_is_refused_in_one_line(tmp_path):
+def gate_clean(target: Path) -> None:
+    """The generator's open bodies (`have …` lines, then `sorry`) claim to be complete for the
+    gate's audit (harness/gate/forbidden.py: only the canonical placeholder does not): keep the
+    canonical `sorry` / `sorry_using [..]` so the real gate accepts the starting record."""
+    for f in target.rglob("*.lean"):
+        f.write_text(re.sub(r"(:= by\n)(?:  have[^\n]*\n)+(  sorry)", r"\1\2", f.read_text()))
+
+
+def _lines(p: Path) -> int:
+    try:
+        return p.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def test_cli_project_run_killed_with_sigkill_resumes_to_the_end(tmp_path):
+    """`run Gen.lean --stage 2` through the real gate (fake Lean) and the scripted LLM server,
+    killed with SIGKILL at points of its progress, then resumed: every node proved once."""
     target = project(tmp_path)
-    r = subprocess.run([sys.executable, "-m", "harness", "run", str(target)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert r.returncode == 2
-    (line,) = r.stderr.strip().splitlines()
-    assert "stage 2" in line
+    gate_clean(target)
+    root = tmp_path / "Gen.lean"  # the root module: the same project as the directory
+    work = project_work(root, tmp_path)
+    log = run_dir(tmp_path, root) / "events.jsonl"
+    cmd = [sys.executable, "-m", "harness", "run", str(root), "--stage", "2"]
+    kills = 0
+    with ScriptedLLM(lambda req: text("```lean\nby\n  exact Iff.rfl\n```", delay=0.02)) as srv:
+        config(tmp_path, srv.base_url, workers=3, batch_window=0.1, batch_size=3)
+        for k in (15, 40, 70):  # after k more events of the log
+            start = _lines(log)
+            p = subprocess.Popen([*cmd, "--plain"], cwd=tmp_path, env=fake_env(),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
+            deadline = time.monotonic() + 120
+            while p.poll() is None and _lines(log) < start + k and time.monotonic() < deadline:
+                time.sleep(0.005)
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                kills += 1
+            p.wait(timeout=30)
+            nodes = _merged_nodes(git.Repo(tmp_path))
+            assert len(nodes) == len(set(nodes))  # never merged twice
+        out = subprocess.run([*cmd, "--json"], cwd=tmp_path, env=fake_env(),
+                             capture_output=True, text=True, timeout=600)
+    assert kills >= 2
+    assert out.returncode == 0, out.stderr[-2000:]
+    res = json.loads(out.stdout)
+    assert res["stop_reason"] == "all nodes proved" and res["sessions"] >= 3
+    assert set(work.work) <= {k for k, n in res["nodes"].items() if n["status"] == "proved"}
+    repo = git.Repo(tmp_path)
+    nodes = _merged_nodes(repo)
+    assert len(nodes) == len(set(nodes)) and set(work.work) <= set(nodes)
+    assert not repo.is_dirty() and project_work(root, tmp_path).work == []
+    assert res["final_commit"] == repo.head.commit.hexsha
