@@ -1,8 +1,8 @@
 """`harness run FILE`: prove a blueprint end to end (stage 1 fidelity, stage 2 the DAG).
 
-`harness run DIR|ROOT_MODULE --stage 2`: one run over every file of a project — one scheduler
-(a node starts once its dependencies are proved, whatever file they are in), one branch, one
-budget, one result.json. Stage 1 is per file (`run FILE --stage 1`, in import order).
+`harness run DIR|ROOT_MODULE`: one run over every file of a project — stage 1 per file in
+import order, then one scheduler (a node starts once its dependencies are proved, whatever file
+they are in), one branch, one budget, one result.json.
 
 Resumable: `run` on a file with an existing run continues it (also after kill -9). Ends with
 `.harness/runs/<id>/result.json`. Exit codes: 0 every node proved, 1 open or blocked nodes remain,
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path, help="blueprint Lean file (created by stage 1 from "
                                            "--source when missing), or a directory / root "
-                                           "module: the whole project (with --stage 2)")
+                                           "module: the whole project")
     p.add_argument("--source", type=Path, help="informal source (text/markdown/LaTeX) for stage 1")
     p.add_argument("--workers", type=int, help="parallel attempts (default 4)")
     p.add_argument("--max-rounds", type=int, help="stage 1: audit/refine rounds (default 5)")
@@ -82,8 +82,6 @@ def run(args: argparse.Namespace) -> int:
                                    "batch_size": args.batch_size,
                                    "batch_window": args.batch_window,
                                    "executor": args.executor, "ray_address": args.ray_address})
-    if project:
-        _project_stage(file, settings.stage)
     if settings.executor == "ray":  # before anything else: Ray missing is one line, exit 2
         from harness.orchestrator.ray_setup import require_ray
 
@@ -186,9 +184,7 @@ def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
 
 
 def _is_project(target: Path) -> bool:
-    """`run DIR|ROOT_MODULE`: one run over the whole project (orchestrator/project_session.py).
-    Stage 1 is per file: a project run needs `--stage 2` (else exit 2, the files in import
-    order to run stage 1 on)."""
+    """`run DIR|ROOT_MODULE`: one run over the whole project (orchestrator/project_session.py)."""
     from harness.orchestrator.project_run import is_project_target, project_files
 
     if not target.exists() or not is_project_target(target):
@@ -198,15 +194,3 @@ def _is_project(target: Path) -> bool:
         raise UsageError(f"{target}: no blueprint node in this project")
     return True
 
-
-def _project_stage(target: Path, stage: str) -> None:
-    if stage == "2":
-        return
-    from harness.orchestrator.project_run import project_files
-
-    files = [b for b in project_files(target, find_workspace(target)).files if b.nodes]
-    shown = ", ".join(Path(b.display_path).name for b in files[:8])
-    more = f" (+{len(files) - 8} more)" if len(files) > 8 else ""
-    raise UsageError(f"{target}: a run over a whole project does stage 2 only (`--stage 2`); "
-                     f"run stage 1 on its {len(files)} blueprint file(s) one by one in import "
-                     f"order first: {shown}{more}")

@@ -6,7 +6,9 @@ scheduler over every file's open parts (project_stage2.py), one budget, one resu
 report. Resume after kill -9 as for a file: the log is replayed and reconciled with the branch
 (a batch whose commit is there is merged), every file is made equal to the branch head.
 
-Stage 2 only for now: stage 1 runs per file (`run FILE --stage 1`, in import order).
+Stage 1 runs per file, in import order: each file's own stage-1 session (`run FILE --stage 1`:
+its own log and statement lock, which the project's stage 2 gates with); its cost is logged in
+the project's log (one budget). A file whose stage 1 does not finish stops the run (exit 1).
 """
 
 from __future__ import annotations
@@ -42,18 +44,21 @@ class ProjectSession(Session):
 
     def run(self, services_factory: Callable[[Session, Record], Services],
             preflight: Callable[[Session], None] | None = None) -> RunResult:
-        if self.settings.stage != "2":
-            raise UsageError(f"{self.file}: a run over a whole project does stage 2 only for "
-                             "now; run stage 1 per file (`run FILE --stage 1`, in import "
-                             "order), then `run DIR --stage 2`")
         log, state = self.open()
         self.log, self.state = log, state
         result: RunResult | None = None
         try:
             if preflight is not None:
                 preflight(self)
+            stop1 = (self._stage1(services_factory, preflight, log)
+                      if self.settings.stage in ("1", "all") else None)
             records = self._records(log, state)
             first = records[0][1]
+            if stop1 is not None or self.settings.stage == "1":
+                code = ExitCode.FINDINGS if stop1 else ExitCode.OK
+                result = self._result(first, rebuild(log.events), stop1 or "statements locked "
+                                      "in every file", {}, code)
+                return result
             state = self.state = self.reconcile(first, log, state)
             units: list[FileUnit] = []
             services: Services | None = None
@@ -126,6 +131,32 @@ class ProjectSession(Session):
                 log.close()
                 self.lock.release()
                 procs.unshield()
+
+    def _stage1(self, factory: Callable[[Session, Record], Services],
+                preflight: Callable[[Session], None] | None, log: EventLog) -> str | None:
+        """Each file's stage 1 (its own session), in import order; the first that does not
+        finish stops the run: its reason. Resumed: a locked file's stage 1 returns at once."""
+        project = project_files(self.file, self.workspace)
+        settings = self.settings.model_copy(update={"stage": "1", "executor": "local"})
+        for b in project.files:
+            if not b.decls or b.path is None:
+                continue
+            sub = Session(Path(b.path), settings, workspace=self.workspace, notify=self.notify)
+            sub.tiers = self.tiers
+            rel = Path(b.path).resolve().relative_to(self.workspace).as_posix()
+            paid = sum(float(e.get("cost", 0.0) or 0.0) for e in log.events
+                       if e["kind"] == "stage" and e.get("file") == rel)
+            try:
+                res = sub.run(factory, preflight)
+            finally:  # its cost counts against the project's one budget, once
+                if sub.result is not None:
+                    log.append("stage", stage=1, file=rel, run_id=sub.run_id,
+                               cost=max(0.0, sub.result.cost_usd - paid),
+                               exit_code=sub.result.exit_code,
+                               stop_reason=sub.result.stop_reason)
+            if res.exit_code != ExitCode.OK:
+                return f"stage 1 of {rel}: {res.stop_reason}"
+        return None
 
     def _records(self, log: EventLog, state: RunState) -> list[tuple[Session, Record]]:
         """Every blueprint file of the project (import order) on the workspace's branch; a new

@@ -39,7 +39,7 @@ def project(tmp: Path) -> Path:
 def factory(session: Session, record: Record) -> Services:
     g = lean_gate(record)
     return Services(runner=scripted_runner(lambda job: PROOF), make_gate=lambda: g,
-                    certifier=fake_certifier(record))
+                    certifier=fake_certifier(record), lock=lambda text: None)
 
 
 def run_project(target: Path, events: list | None = None, **settings):
@@ -59,7 +59,7 @@ def test_one_run_proves_every_file_of_a_ten_file_project(tmp_path, monkeypatch):
     cross = {(u, v) for u, v in before.graph.edges if before.file_of[u] is not before.file_of[v]}
     assert cross
     events: list = []
-    s, res = run_project(target, events, workers=3)
+    s, res = run_project(target, events, workers=3, stage="all")
     assert res.exit_code == 0, (res.stop_reason, res.notes)
     assert res.stop_reason == "all nodes proved"
     assert set(before.work) <= {k for k, n in res.nodes.items() if n.status == "proved"}
@@ -94,6 +94,12 @@ def test_one_run_proves_every_file_of_a_ten_file_project(tmp_path, monkeypatch):
     assert {e["file"] for e in cert} == {r for e in cert for r in [e["file"]]} and len(
         {e["file"] for e in cert}) == 10
     assert (s.dir / "result.json").is_file() and (s.dir / "report.html").is_file()
+    # stage 1 per file, in import order, before any attempt
+    st1 = [e for e in log if e["kind"] == "stage" and e.get("stage") == 1]
+    assert [e["file"] for e in st1] == [
+        Path(b.path).relative_to(tmp_path).as_posix() for b in before.files if b.decls]
+    assert all(e["exit_code"] == 0 for e in st1)
+    assert st1[-1]["seq"] < min(e["seq"] for e in log if e["kind"] == "dispatch")
     # a second run: nothing to do, same result
     _, again = run_project(target)
     assert again.exit_code == 0 and again.attempts == res.attempts
@@ -135,18 +141,18 @@ def _lines(p: Path) -> int:
 
 
 def test_cli_project_run_killed_with_sigkill_resumes_to_the_end(tmp_path):
-    """`run Gen.lean --stage 2` through the real gate (fake Lean) and the scripted LLM server,
+    """`run Gen.lean` (stage 1 per file, then stage 2) through the real gate (fake Lean) and the scripted LLM server,
     killed with SIGKILL at points of its progress, then resumed: every node proved once."""
     target = project(tmp_path)
     gate_clean(target)
     root = tmp_path / "Gen.lean"  # the root module: the same project as the directory
     work = project_work(root, tmp_path)
     log = run_dir(tmp_path, root) / "events.jsonl"
-    cmd = [sys.executable, "-m", "harness", "run", str(root), "--stage", "2"]
+    cmd = [sys.executable, "-m", "harness", "run", str(root)]
     kills = 0
     with ScriptedLLM(lambda req: text("```lean\nby\n  exact Iff.rfl\n```", delay=0.02)) as srv:
         config(tmp_path, srv.base_url, workers=3, batch_window=0.1, batch_size=3)
-        for k in (15, 40, 70):  # after k more events of the log
+        for k in (3, 40, 70):  # after k more events of the log (3: in stage 1)
             start = _lines(log)
             p = subprocess.Popen([*cmd, "--plain"], cwd=tmp_path, env=fake_env(),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
