@@ -81,9 +81,10 @@ class ProjectSession(Session):
                                tiers=self.tiers)
             executor = services.make_executor(services.runner, s.workers)
             try:
-                out = ProjectStage2(target=self.file, workspace=self.workspace, units=units,
-                                    run_id=self.run_id, log=log, state=state,
-                                    executor=executor, cfg=cfg, notify=self.notify).run()
+                stage2 = ProjectStage2(target=self.file, workspace=self.workspace, units=units,
+                                       run_id=self.run_id, log=log, state=state,
+                                       executor=executor, cfg=cfg, notify=self.notify)
+                out = stage2.run()
             except KeyboardInterrupt:
                 procs.shield()
                 if not procs.abort(lambda: executor.running() > 0):
@@ -95,6 +96,7 @@ class ProjectSession(Session):
                 executor.shutdown()
             self.certification = out.certification
             code = ExitCode.CANNOT_CERTIFY if out.no_lean else (
+                ExitCode.FINDINGS if stage2.importers_broken else
                 ExitCode.USAGE if out.usage_error else ExitCode.OK)
             result = self._result(first, rebuild(log.events), out.stop_reason, out.blocked,
                                   code)

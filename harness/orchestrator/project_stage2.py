@@ -31,7 +31,7 @@ from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.project_run import importers, project_files
 from harness.orchestrator.record import Candidate, Gate, MergeOutcome, Record
-from harness.orchestrator.stage2 import Stage2, work_graph
+from harness.orchestrator.stage2 import Stage2, outside_batch, work_graph
 
 
 @dataclass
@@ -130,6 +130,7 @@ class ProjectStage2(Stage2):
         self._file_of: dict[str, str] = {}  # part key -> file (rel)
         self._order: list[str] = [u.rel for u in units]
         self._imported: list[dict[str, Any]] = []  # from the gate thread, logged by the loop
+        self.importers_broken: str | None = None
         super().__init__(record=units[0].record, gate=units[0].gate, **kw)
         self.certifier = None  # per file: see _certify
         self._checks = [
@@ -234,7 +235,8 @@ class ProjectStage2(Stage2):
                                    "declarations"))
         if broken:  # the commit stands (its own gate passed); the run stops: a person decides
             shown = "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
-            self._fatal = f"a merge into {rel} broke the files importing it: {shown}"
+            self.importers_broken = f"a merge into {rel} broke the files importing it: {shown}"
+            self._fatal = self.importers_broken  # stops the loop (exit 1, not a usage error)
         return len(users)
 
     def _finish_gate(self) -> Any:
@@ -245,7 +247,23 @@ class ProjectStage2(Stage2):
 
     def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
                         ) -> list[str]:
-        return []  # per-file breakage repair is single-file only (docs/orchestrator.md)
+        """As for one file, per file of the rejected candidates: each file's own text is asked
+        (one gate call) when every candidate was refused for something outside the batch. No
+        repair step runs for a project (an unrepaired breakage stops the run, exit 1)."""
+        nodes = {c.node for c in cands}
+        if not all(outside_batch(m, nodes) for m in rejected.values()):
+            return []
+        out: list[str] = []
+        for rel in dict.fromkeys(self._file_of.get(c.node, "") for c in cands
+                                 if c.aid in rejected):
+            u = self.units.get(rel)
+            if u is None or u.gate is None:
+                continue
+            base = u.record.head_text()
+            probe = u.gate(base, base, [], structural=False)
+            if probe.certified and not probe.passed:
+                out += probe.messages or [f"{rel}: the record's own text fails the gate"]
+        return out
 
     def _relock(self) -> bool:
         done = False

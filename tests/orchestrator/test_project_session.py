@@ -178,3 +178,59 @@ def test_cli_project_run_killed_with_sigkill_resumes_to_the_end(tmp_path):
     assert len(nodes) == len(set(nodes)) and set(work.work) <= set(nodes)
     assert not repo.is_dirty() and project_work(root, tmp_path).work == []
     assert res["final_commit"] == repo.head.commit.hexsha
+
+
+def helper_runner(first_file_nodes: set[str]):
+    """Proofs; for nodes of the first file, with a helper lemma (a new declaration)."""
+    from harness.orchestrator.executor import AttemptResult
+
+    def run(job):
+        helpers = ""
+        if job.node in first_file_nodes:
+            helpers = f"theorem helper_{job.attempt}_{abs(hash(job.node)) % 10**6} : True := " \
+                      "trivial\n"
+        return AttemptResult(aid=job.aid, node=job.node, ok=True, body=PROOF, helpers=helpers,
+                             role="prove", cost=0.01, tokens=100)
+
+    return run
+
+
+def test_helpers_make_the_importers_compile_and_a_broken_importer_stops_the_run(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    target = project(tmp_path)
+    before = project_work(target, tmp_path)
+    first = before.files[0]
+    mine = {k for k in before.work if before.file_of[k] is first}
+    assert mine
+    probes: list[str] = []
+
+    def fac(session, record, broken: bool):
+        g = lean_gate(record)
+
+        def gate(text, base, labels, **kw):
+            if not labels and text == base:  # an importer's compile after a merge
+                probes.append(record.rel)
+                if broken:
+                    from harness.orchestrator.record import GateOutcome
+                    return GateOutcome(False, True, [f"{record.rel}:1:0: [lean] x: broken"])
+            return g(text, base, labels, **kw)
+
+        return Services(runner=helper_runner(mine), make_gate=lambda: gate,
+                        certifier=fake_certifier(record))
+
+    s = ProjectSession(target, RunSettings(stage="2", batch_window=0.05), workspace=tmp_path)
+    res = s.run(lambda sess, rec: fac(sess, rec, broken=True))
+    assert res.exit_code == 1 and "broke the files importing it" in res.stop_reason
+    assert probes  # the importers were compiled
+    log = [json.loads(x) for x in (s.dir / "events.jsonl").read_text().splitlines()]
+    ev = next(e for e in log if e["kind"] == "importers" and e["checked"])
+    assert ev["broken"] and "added or changed declarations" in ev["reason"]
+    # a fresh project where the importers compile: every node proved, importers checked
+    tmp2 = tmp_path / "again"
+    target2 = project(tmp2)
+    probes.clear()
+    s2 = ProjectSession(target2, RunSettings(stage="2", batch_window=0.05), workspace=tmp2)
+    res2 = s2.run(lambda sess, rec: fac(sess, rec, broken=False))
+    assert res2.exit_code == 0, (res2.stop_reason, res2.notes)
+    assert probes and "helper_" in (tmp2 / Path(first.path).relative_to(tmp_path)).read_text()
