@@ -234,3 +234,18 @@ def test_helpers_make_the_importers_compile_and_a_broken_importer_stops_the_run(
     res2 = s2.run(lambda sess, rec: fac(sess, rec, broken=False))
     assert res2.exit_code == 0, (res2.stop_reason, res2.notes)
     assert probes and "helper_" in (tmp2 / Path(first.path).relative_to(tmp_path)).read_text()
+
+
+def test_cli_project_run_without_lean_is_exit_3_and_creates_nothing(tmp_path):
+    target = project(tmp_path)
+    env = fake_env()
+    env.pop("HARNESS_LAKE")
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if "fakes" not in p)
+    with ScriptedLLM(lambda req: text("x")) as srv:
+        config(tmp_path, srv.base_url)
+        r = subprocess.run([sys.executable, "-m", "harness", "run", str(target), "--json"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3 and "no Lean toolchain" in r.stderr
+    assert json.loads(r.stdout)["exit_code"] == 3
+    assert not (tmp_path / ".git").exists()  # no repository, no commit
+    assert (tmp_path / ".harness" / "graph.html").is_file()  # the plan and graph still came
