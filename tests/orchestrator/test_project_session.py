@@ -166,6 +166,20 @@ def test_cli_project_run_killed_with_sigkill_resumes_to_the_end(tmp_path):
             p.wait(timeout=30)
             nodes = _merged_nodes(git.Repo(tmp_path))
             assert len(nodes) == len(set(nodes))  # never merged twice
+        # SIGTERM: the interrupt path (143), result.json says so; the lock is released
+        start = _lines(log)
+        p = subprocess.Popen([*cmd, "--plain"], cwd=tmp_path, env=fake_env(),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while p.poll() is None and _lines(log) < start + 10 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert p.poll() is None  # the run is still going (far from its few hundred events)
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=60)
+        assert rc == 143
+        res = json.loads((log.parent / "result.json").read_text())
+        assert res["stop_reason"] == "interrupted" and res["exit_code"] == 143
+        assert not (log.parent / "lock.json").exists()
         out = subprocess.run([*cmd, "--json"], cwd=tmp_path, env=fake_env(),
                              capture_output=True, text=True, timeout=600)
     assert kills >= 2
