@@ -263,3 +263,14 @@ def test_cli_project_run_without_lean_is_exit_3_and_creates_nothing(tmp_path):
     assert json.loads(r.stdout)["exit_code"] == 3
     assert not (tmp_path / ".git").exists()  # no repository, no commit
     assert (tmp_path / ".harness" / "graph.html").is_file()  # the plan and graph still came
+
+
+def test_one_budget_over_the_whole_project(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    target = project(tmp_path)
+    n = len(project_work(target, tmp_path).work)
+    s, res = run_project(target, workers=2, budget=0.05)  # 0.01 per attempt: ~5 attempts
+    assert res.exit_code == 1 and res.stop_reason.startswith("budget spent")
+    assert res.cost_usd <= 0.05 + 0.05 / 2 and res.attempts < n
+    _, again = run_project(target, workers=2, budget=0.05)  # resumed: the same budget
+    assert again.attempts == res.attempts and again.stop_reason.startswith("budget spent")
