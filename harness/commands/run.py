@@ -1,5 +1,9 @@
 """`harness run FILE`: prove a blueprint end to end (stage 1 fidelity, stage 2 the DAG).
 
+`harness run DIR|ROOT_MODULE`: one run over every file of a project — stage 1 per file in
+import order, then one scheduler (a node starts once its dependencies are proved, whatever file
+they are in), one branch, one budget, one result.json.
+
 Resumable: `run` on a file with an existing run continues it (also after kill -9). Ends with
 `.harness/runs/<id>/result.json`. Exit codes: 0 every node proved, 1 open or blocked nodes remain,
 2 usage or input error, 3 cannot certify (no Lean: nothing was merged), 130 interrupted
@@ -28,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="prove a blueprint: fidelity stage, then the DAG",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", type=Path, help="blueprint Lean file (created by stage 1 from "
-                                           "--source when missing)")
+                                           "--source when missing), or a directory / root "
+                                           "module: the whole project")
     p.add_argument("--source", type=Path, help="informal source (text/markdown/LaTeX) for stage 1")
     p.add_argument("--workers", type=int, help="parallel attempts (default 4)")
     p.add_argument("--max-rounds", type=int, help="stage 1: audit/refine rounds (default 5)")
@@ -61,10 +66,13 @@ def run(args: argparse.Namespace) -> int:
     from harness.orchestrator.services import real_services, settings_from
     from harness.orchestrator.view import PlainView, make_view
 
+    from harness.orchestrator.project_session import ProjectSession
+
     file: Path = args.file
-    if file.exists():
-        _refuse_project(file)
-    if file.exists() and not file.is_file():
+    project = _is_project(file)
+    if project and args.source is not None:
+        raise UsageError(f"{file}: --source constructs one file; a project run takes none")
+    if file.exists() and not file.is_file() and not project:
         raise UsageError(f"{file}: not a file")
     if not file.exists() and args.source is None:
         raise UsageError(f"{file}: no such file (give --source to construct it in stage 1)")
@@ -94,13 +102,14 @@ def run(args: argparse.Namespace) -> int:
     _, tc = require_ready("run", workspace, cfg.with_model(args.model), lake=args.lake,
                           stage=settings.stage, model=args.model,
                           source=args.source is not None or not file.exists())
-    if file.is_file() and tc is None:
+    if (file.is_file() or project) and tc is None:
         _plan_without_lean(file, workspace, quiet=args.json)
     view = PlainView(sys.stderr) if args.json else make_view(args.live)
-    session = Session(file, settings, workspace=workspace, notify=view)
+    session = (ProjectSession if project else Session)(file, settings, workspace=workspace,
+                                                        notify=view)
     session.tiers = [(t.after_failures, t.model) for t in cfg.role("prove").tiers]
     session.source = args.source
-    if file.is_file() and tc is not None:
+    if (file.is_file() or project) and tc is not None:
         session.adjust, note = _exact_adjust(file, workspace, args.lake)
         session.notes.append(note)
     preflight, factory = real_services(args.lake, args.config, model=args.model, toolchain=tc)
@@ -182,16 +191,14 @@ def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
         out.print(f.line())
 
 
-def _refuse_project(target: Path) -> None:
-    """`run DIR|ROOT_MODULE` (one run over a whole project) is not there yet: say so in one line
-    with the import order to run the files in (harness/orchestrator/project_run.py has the one
-    work graph such a run will schedule)."""
+def _is_project(target: Path) -> bool:
+    """`run DIR|ROOT_MODULE`: one run over the whole project (orchestrator/project_session.py)."""
     from harness.orchestrator.project_run import is_project_target, project_files
 
-    if not is_project_target(target):
-        return
+    if not target.exists() or not is_project_target(target):
+        return False
     files = [b for b in project_files(target, find_workspace(target)).files if b.nodes]
-    shown = ", ".join(Path(b.display_path).name for b in files[:8])
-    more = f" (+{len(files) - 8} more)" if len(files) > 8 else ""
-    raise UsageError(f"{target}: a run over a whole project is not supported yet; run its "
-                     f"{len(files)} blueprint file(s) one by one in import order: {shown}{more}")
+    if not files:
+        raise UsageError(f"{target}: no blueprint node in this project")
+    return True
+

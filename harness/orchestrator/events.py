@@ -35,6 +35,7 @@ KINDS = frozenset({
     "breakage",  # stage 2: the record fails the gate outside a batch (and the repair step)
     "placed", "lost",  # a Ray executor: where an attempt runs; an attempt a dying worker lost
     "escalated", "unblocked",  # an agent handed a node to a person; `resume-node` handed it back
+    "importers",  # a project run: the files importing a merged file, compiled or skipped (why)
 })
 
 

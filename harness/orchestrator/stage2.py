@@ -178,7 +178,7 @@ class Stage2:
 
     def _sync(self) -> None:
         a = self._analysis()
-        h, work, order, blocked = work_graph(a)
+        h, work, order, blocked = self._work_graph(a)
         self.memory.refresh(a)
         for n, b in self.memory.needs_person().items():  # escalated earlier: a person decides
             if n in work:
@@ -279,6 +279,23 @@ class Stage2:
         return Stage2Outcome(stop or self._final_reason(), dict(self.blocked),
                              usage_error=self._fatal is not None,
                              certification=self.certification)
+
+    # ---- what a project run (project_stage2.py) replaces: one file here --------------------
+    def _work_graph(self, a: Analysis) -> tuple[nx.DiGraph, list[str], list[str],
+                                                dict[str, str]]:
+        return work_graph(a)
+
+    def _record_of(self, node: str) -> Record:
+        return self.record
+
+    def _merge(self, cands: list[Candidate], batch_id: str) -> MergeOutcome:
+        return self.record.merge_batch(cands, self.gate, run_id=self.run_id, batch_id=batch_id)
+
+    def _relock(self) -> bool:
+        relock = getattr(self.gate, "relock", None)
+        if relock is not None:
+            relock(self.record.head_text())
+        return relock is not None
 
     # ---- certification: a node is proved only when Lean's axiom report says so ---------------
     def _certify(self) -> bool:
@@ -386,10 +403,10 @@ class Stage2:
         assert s is not None
         kind = "repair" if s.needs_repair(node) else "prove"
         aid = f"{node}#{attempt}"
+        rec = self._record_of(node)  # a project run: the node's own file
         job = AttemptJob(run_id=self.run_id, aid=aid, node=node, attempt=attempt, kind=kind,
-                         workspace=str(self.record.repo.working_tree_dir),
-                         file=str(self.record.file), commit=self.record.head(),
-                         text=self.record.head_text(),
+                         workspace=str(rec.repo.working_tree_dir),
+                         file=str(rec.file), commit=rec.head(), text=rec.head_text(),
                          feedback=self.feedback.get(node, [])[-MAX_FEEDBACK:], worker=worker,
                          budget_usd=self.cfg.attempt_cap(), memory=self.memory.summary(node),
                          model=self.memory.model_for(max(0, attempt - 1)))
@@ -468,8 +485,7 @@ class Stage2:
         ev = self.log.append("merge_intent", nodes=batch, aids=[c.aid for c in cands],
                              base=self.record.head())
         batch_id = f"b{ev['seq']:06d}"
-        fut = self._gate_pool.submit(self.record.merge_batch, cands, self.gate,
-                                     run_id=self.run_id, batch_id=batch_id)
+        fut = self._gate_pool.submit(self._merge, cands, batch_id)
         self._gate_job = (fut, batch_id, cands)
         self.notify("gate", {"batch": batch_id, "nodes": batch})
 
@@ -518,9 +534,7 @@ class Stage2:
             if s.state(n) == NodeState.BLOCKED:
                 self._block(n, s.nodes[n].reason)
         if any(c.role == "repair" for c in out.merged):
-            relock = getattr(self.gate, "relock", None)
-            if relock is not None:
-                relock(self.record.head_text())
+            if self._relock():
                 self.log.append("locked", commit=out.commit, reason="split added nodes")
             self._sync()  # a split changed the DAG's shape: recompute it from the record
         elif out.commit:  # proofs only: the scheduler's incremental update is exact
@@ -560,9 +574,7 @@ class Stage2:
         self.log.append("breakage", batch=batch_id, messages=messages[:20], repaired=ok,
                         reason=why, commit=self.record.head())
         if ok:
-            relock = getattr(self.gate, "relock", None)
-            if relock is not None:
-                relock(self.record.head_text())
+            if self._relock():
                 self.log.append("locked", commit=self.record.head(), reason="record repaired")
             self._sync()
             return None

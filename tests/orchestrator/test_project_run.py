@@ -1,9 +1,10 @@
 """The data of one run over a whole project (issue 22, part of item "one run"): one work graph
 over every file's open parts of a generated 10-file project, in import order, and the importers
-a merge into a file must compile. `run DIR` says in one line that the run itself is not there."""
+a merge into a file must compile (the run itself: test_project_session.py)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -41,11 +42,17 @@ def test_importers_are_the_files_a_merge_can_break(tmp_path):
     assert importers(pw.project, pw.files[-1]) == []  # nothing after it in import order
 
 
-def test_run_on_a_directory_says_it_in_one_line_with_the_import_order(tmp_path):
+def test_run_on_a_project_refuses_source_and_a_project_without_nodes_in_one_line(tmp_path):
     generate_project(tmp_path, 10, 6, seed=3)
     assert is_project_target(tmp_path / "Gen") and is_project_target(tmp_path / "Gen.lean")
-    r = subprocess.run([sys.executable, "-m", "harness", "run", str(tmp_path / "Gen")],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2
-    (line,) = r.stderr.strip().splitlines()
-    assert "not supported yet" in line and "import order" in line and "(+2 more)" in line
+    (tmp_path / "src.md").write_text("informal\n")
+    (tmp_path / "Empty").mkdir()
+    (tmp_path / "Empty" / "A.lean").write_text("def a : Nat := 1\n")
+    for target, words in ((["Gen", "--source", "src.md"], "a project run takes none"),
+                          (["Empty"], "no blueprint node")):
+        r = subprocess.run([sys.executable, "-m", "harness", "run", *target], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert r.returncode == 2, r.stderr
+        (line,) = r.stderr.strip().splitlines()
+        assert words in line

@@ -1,0 +1,297 @@
+"""Stage 2 over a whole project (`run DIR|ROOT_MODULE`, issue 22): one scheduler over every
+file's open parts, one executor, one event log, one branch.
+
+:class:`ProjectStage2` is :class:`Stage2` with the file-shaped steps replaced: the DAG is the
+project's (every file, as on disk: each merge writes its file, so disk = branch head), a job
+carries its own file's text, an accepted batch is merged file by file (one commit per file, the
+file's own gate), and the final certification runs per file. Node keys are global (LeanArchitect
+labels are; a shared label's parts are keyed by Lean name), so no key is qualified by file.
+
+After a merge that changes more than proof bodies (a repair split, or helper lemmas: new
+declarations), the files that import it are compiled by their own gates; a proof body alone
+cannot break an importer (Lean does not re-check an importer's uses of a proof), so then the
+compile is skipped and the event says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from harness.blueprint import confirmed
+from harness.blueprint.dag import Analysis, analyse
+from harness.blueprint.parse import parse_text
+from harness.blueprint.project import ParseCache
+from harness.blueprint.views import lean_proved
+from harness.orchestrator.certify import apply_lean_view, reopened_events
+from harness.orchestrator.leanview import clean_at
+from harness.orchestrator.project_run import importers, project_files
+from harness.orchestrator.record import Candidate, Gate, MergeOutcome, Record
+from harness.orchestrator.stage2 import Stage2, outside_batch, work_graph
+
+
+@dataclass
+class FileUnit:
+    """One file of the project run: its record (same branch as every other), gate, certifier."""
+
+    rel: str
+    record: Record
+    gate: Gate | None = None
+    certifier: Any = None
+
+
+class FileLog:
+    """The project's event log as one file's certification sees it: `certified` events carry
+    the file, and only this file's count for it (every file is certified at the same head)."""
+
+    def __init__(self, log: Any, rel: str) -> None:
+        self._log, self.rel = log, rel
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return of_file(self._log.events, self.rel)
+
+    def append(self, kind: str, **data: Any) -> dict[str, Any]:
+        if kind == "certified":
+            data["file"] = self.rel
+        return self._log.append(kind, **data)
+
+
+def of_file(events: list[dict[str, Any]], rel: str) -> list[dict[str, Any]]:
+    return [e for e in events if e.get("kind") != "certified" or e.get("file") in (None, rel)]
+
+
+def advance(gate: Any, rel: str, digest: str) -> bool:
+    """A merge of this run changed the imported module ``rel`` (relative to the workspace):
+    pin its new content in ``gate``'s lock (a LockedGate: the lock pins imported project
+    modules by SHA-256, harness/gate/environment.py). Sound because that change passed its own
+    file's gate (lock, scope, compile). False when the lock does not pin ``rel``."""
+    lock = getattr(gate, "lock", None)
+    env = getattr(lock, "environment", None)
+    if not env or rel not in env or env[rel] == digest:
+        return False
+    env[rel] = digest
+    if getattr(gate, "lock_file", None) is not None:
+        lock.save(gate.lock_file)
+    return True
+
+
+def _changed_by(record: Record, run_id: str, limit: int = 10_000) -> bool:
+    """Whether the newest commit on the branch that changed ``record``'s file is this run's."""
+    from harness.orchestrator.record import TRAILER
+
+    for c in record._history(limit):
+        try:
+            mine = (c.tree / record.rel).binsha
+        except KeyError:
+            return False
+        try:
+            before = (c.parents[0].tree / record.rel).binsha if c.parents else None
+        except KeyError:
+            before = None
+        if mine != before:
+            return dict(TRAILER.findall(c.message)).get("Harness-Run") == run_id
+    return False
+
+
+class _Certify(Stage2):
+    """One file's final certification (Stage2._certify on that file's record and imports);
+    never runs a loop: re-opened work goes to the project's scheduler."""
+
+    reopened = False
+
+    def _sync(self) -> None:
+        self.reopened = True
+
+    @property
+    def sched(self) -> Any:  # _certify asks the scheduler whether work appeared: it did
+        return _Unfinished() if self.reopened else None
+
+    @sched.setter
+    def sched(self, value: Any) -> None:
+        pass
+
+
+class _Unfinished:
+    @staticmethod
+    def finished() -> bool:
+        return False
+
+
+class ProjectStage2(Stage2):
+    def __init__(self, *, target: Path, workspace: Path, units: list[FileUnit],
+                 **kw: Any) -> None:
+        self.target, self.workspace = target, workspace
+        self.units = {u.rel: u for u in units}
+        self._file_of: dict[str, str] = {}  # part key -> file (rel)
+        self._order: list[str] = [u.rel for u in units]
+        self._imported: list[dict[str, Any]] = []  # from the gate thread, logged by the loop
+        self.importers_broken: str | None = None
+        super().__init__(record=units[0].record, gate=units[0].gate, **kw)
+        self.certifier = None  # per file: see _certify
+        self._checks = [
+            _Certify(run_id=self.run_id, record=u.record, log=FileLog(self.log, u.rel),
+                     state=self.state, executor=self.executor, gate=u.gate, cfg=self.cfg,
+                     notify=self.notify, certifier=u.certifier) for u in units]
+
+    def run(self) -> Any:
+        # resumed after a kill between a merge's commit and the locks' update: a file whose
+        # newest change on the branch is this run's own commit is pinned as it is now
+        for rel, u in self.units.items():
+            if _changed_by(u.record, self.run_id):
+                self._advance(rel)
+        return super().run()
+
+    # ---- the project's DAG ----------------------------------------------------------------
+    def _analysis(self) -> Analysis:
+        project = project_files(self.target, self.workspace, ParseCache())
+        files = [b for b in project.files if b.decls]
+        found = confirmed.edges(self.workspace, files)
+        a = analyse(parse_text("", self.target), files, whole=True, visible=project.visible,
+                    adjust=confirmed.adjuster(found, self.cfg.adjust))
+        confirmed.mark(a, found)
+        apply_lean_view(a, reopened_events(self.log.events))
+        head, events = self.record.head(), self.log.events
+        lean_proved(a, set().union(*(clean_at(of_file(events, r), head) for r in self.units)))
+        self._project, self._files = project, files
+        root = Path(self.record.repo.working_tree_dir or self.workspace).resolve()
+        self._rel = {id(b): Path(b.path).resolve().relative_to(root).as_posix() for b in files}
+        self._file_of = {d.key: self._rel[id(b)] for b in files for d in b.decls}
+        return a
+
+    def _work_graph(self, a: Analysis) -> tuple[nx.DiGraph, list[str], list[str],
+                                                dict[str, str]]:
+        h, work, _, blocked = work_graph(a, self._files)
+        rank = {r: i for i, r in enumerate(self._order)}
+        work.sort(key=lambda k: rank.get(self._file_of.get(k, ""), len(rank)))  # stable
+        return h, work, work, blocked
+
+    def _record_of(self, node: str) -> Record:
+        return self.units[self._file_of[node]].record
+
+    # ---- merges: file by file, one commit each --------------------------------------------
+    def _merge(self, cands: list[Candidate], batch_id: str) -> MergeOutcome:
+        total = MergeOutcome(None, [], {}, [], 0)
+        by_file: dict[str, list[Candidate]] = {}
+        for c in cands:
+            by_file.setdefault(self._file_of.get(c.node, ""), []).append(c)
+        for rel in sorted(by_file, key=lambda r: self._order.index(r) if r in self.units
+                          else len(self._order)):
+            group = by_file[rel]
+            if rel not in self.units:
+                for c in group:
+                    total.rejected[c.aid] = [f"node `{c.node}` is in no file of the project"]
+                continue
+            u = self.units[rel]
+            assert u.gate is not None
+            out = u.record.merge_batch(group, u.gate, run_id=self.run_id, batch_id=batch_id,
+                                       extra_trailers={"Harness-File": rel})
+            total.commit = out.commit or total.commit
+            total.merged += out.merged
+            total.rejected.update(out.rejected)
+            total.superseded += out.superseded
+            total.gate_calls += out.gate_calls
+            total.seconds += out.seconds
+            if out.commit:
+                self._advance(rel)
+                total.gate_calls += self._check_importers(rel, out.merged, batch_id)
+        return total
+
+    def _advance(self, rel: str) -> None:
+        """Every other file's lock: ``rel``'s content is the one this run's gate accepted."""
+        u = self.units[rel]
+        digest = hashlib.sha256(u.record.file.read_bytes()).hexdigest()
+        key = u.record.file.relative_to(self.workspace.resolve()).as_posix()
+        for other in self.units.values():
+            if other is not u:
+                advance(other.gate, key, digest)
+
+    def _check_importers(self, rel: str, merged: list[Candidate], batch_id: str) -> int:
+        """Compile the files importing ``rel`` when the merge added declarations or changed a
+        statement; say so and skip when it changed proof bodies only. Returns gate calls."""
+        file = next((b for b in self._files if self._rel[id(b)] == rel), None)
+        users = [self._rel[id(b)] for b in importers(self._project, file)] if file else []
+        users = [r for r in users if r in self.units]
+        if not users:
+            return 0
+        if all(c.role != "repair" and not c.helpers.strip() for c in merged):
+            self._imported.append(dict(batch=batch_id, file=rel, checked=[], skipped=users,
+                                       reason="proof bodies only: an importer cannot break"))
+            return 0
+        broken: dict[str, list[str]] = {}
+        for r in users:
+            u = self.units[r]
+            assert u.gate is not None
+            text = u.record.head_text()
+            out = u.gate(text, text, [], structural=False)
+            if not (out.certified and out.passed):
+                broken[r] = out.messages or ["the gate could not certify it"]
+        self._imported.append(dict(batch=batch_id, file=rel, checked=users, skipped=[],
+                                   broken=broken, reason="the merge added or changed "
+                                   "declarations"))
+        if broken:  # the commit stands (its own gate passed); the run stops: a person decides
+            shown = "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
+            self.importers_broken = f"a merge into {rel} broke the files importing it: {shown}"
+            self._fatal = self.importers_broken  # stops the loop (exit 1, not a usage error)
+        return len(users)
+
+    def _finish_gate(self) -> Any:
+        for ev in self._imported:  # the gate thread is done: the loop owns the log
+            self.log.append("importers", **ev)
+        self._imported.clear()
+        return super()._finish_gate()
+
+    def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
+                        ) -> list[str]:
+        """As for one file, per file of the rejected candidates: each file's own text is asked
+        (one gate call) when every candidate was refused for something outside the batch. No
+        repair step runs for a project (an unrepaired breakage stops the run, exit 1)."""
+        nodes = {c.node for c in cands}
+        if not all(outside_batch(m, nodes) for m in rejected.values()):
+            return []
+        out: list[str] = []
+        for rel in dict.fromkeys(self._file_of.get(c.node, "") for c in cands
+                                 if c.aid in rejected):
+            u = self.units.get(rel)
+            if u is None or u.gate is None:
+                continue
+            base = u.record.head_text()
+            probe = u.gate(base, base, [], structural=False)
+            if probe.certified and not probe.passed:
+                out += probe.messages or [f"{rel}: the record's own text fails the gate"]
+        return out
+
+    def _relock(self) -> bool:
+        done = False
+        for u in self.units.values():
+            relock = getattr(u.gate, "relock", None)
+            if relock is not None:
+                relock(u.record.head_text())
+                done = True
+        return done
+
+    # ---- certification: per file, at the one head ----------------------------------------
+    def _certify(self) -> bool:
+        head = self.record.head()
+        statuses: list[str] = []
+        reopened = False
+        for c in self._checks:
+            c.reopened = False
+            c._certify()
+            statuses.append(c.certification)
+            reopened |= c.reopened
+            for n, why in c.blocked.items():
+                if n not in self.blocked:
+                    self.blocked[n] = why
+        rank = ["clean", "not run", "contradicted", "cannot certify"]
+        self.certification = max(statuses, key=rank.index) if statuses else "not run"
+        self._certified = (head, self.certification)
+        if not reopened:
+            return False
+        self._sync()
+        assert self.sched is not None
+        return not self.sched.finished()
