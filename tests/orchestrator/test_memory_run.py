@@ -25,20 +25,9 @@ from harness.orchestrator.state import run_dir
 from tests.orchestrator.support import (
     FAKES, PY, fake_certifier, fake_env, lean_gate, run_session, scripted_runner, workspace,
 )
+from tests.orchestrator.test_feedback import ONE  # one node, n + 0 = n
 from tests.support.llm_server import ScriptedLLM, text, tool_call
 
-ONE = '''import Architect
-
-namespace F
-
-@[blueprint "lem:one"
-  (statement := /-- $n + 0 = n$. -/)
-  (latexEnv := "lemma")]
-theorem one (n : Nat) : n + 0 = n := by
-  sorry
-
-end F
-'''
 GOOD, BAD = "by\n  omega", "by\n  exact bogus_lemma_q7 n"
 
 
