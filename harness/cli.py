@@ -75,7 +75,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _requested(argv: list[str]) -> str | None:
     first = next((a for a in argv if not a.startswith("-")), None)
-    return first if first in command_names() else None
+    mod = first.replace("-", "_") if first else None  # `resume-node` lives in resume_node.py
+    return mod if mod in command_names() else None
 
 
 # SIGTERM unwinds like Ctrl-C (harness/signals.py); kept under their old names here
@@ -113,11 +114,27 @@ def _interrupted(signum: int) -> int:
     return signals.exit_status(signum)
 
 
+def _lean_settings(args: argparse.Namespace) -> None:
+    """`[lean]` (memory cap, sandbox) of the workspace's harness.toml for every command, not
+    only those that load the whole configuration; a broken file is reported by those."""
+    from pathlib import Path
+
+    from harness.agents.config import apply_lean, load_config
+    from harness.workspace import find_workspace
+
+    try:
+        where = getattr(args, "file", None) or getattr(args, "path", None) or Path.cwd()
+        apply_lean(load_config(None, find_workspace(Path(where))).lean)
+    except (HarnessError, OSError, ValueError, TypeError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     signals.install()
     parser = build_parser(_requested(argv))
     args = parse_args(parser, argv)
+    _lean_settings(args)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return int(ExitCode.USAGE)

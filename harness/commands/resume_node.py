@@ -25,11 +25,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _blocked(d: Path) -> dict[str, str]:
+    from harness.orchestrator.events import read_events
+    from harness.orchestrator.state import rebuild
+
+    try:
+        return rebuild(read_events(d / "events.jsonl").events).blocked
+    except Exception:  # noqa: BLE001 - a run whose log cannot be read holds nothing we can clear
+        return {}
+
+
 def run(args: argparse.Namespace) -> int:
     from harness.orchestrator.events import EventLog
     from harness.orchestrator.nodememory import memory_store
     from harness.orchestrator.state import lock_holder_alive, read_lock, run_dir
-    from harness.workspace import find_workspace
+    from harness.workspace import find_workspace, harness_dir
 
     file: Path = args.file
     if not file.is_file():
@@ -44,15 +54,20 @@ def run(args: argparse.Namespace) -> int:
         hint = f" (did you mean {near[0]}?)" if near else (
             "" if known else " (no node needs a person)")
         raise UsageError(f"resume-node: {args.label} was not escalated{hint}")
-    d = run_dir(ws, file)
-    if lock_holder_alive(read_lock(d / "lock.json")):
-        raise UsageError(f"resume-node: a run of {file} is in progress; stop it first")
+    # the file's own run, and any project run (`run DIR`) that holds the node blocked
+    runs = [run_dir(ws, file)] + sorted(p for p in (harness_dir(ws) / "runs").glob("*")
+                                        if p.is_dir() and p != run_dir(ws, file)
+                                        and args.label in _blocked(p))
+    for d in runs:
+        if lock_holder_alive(read_lock(d / "lock.json")):
+            raise UsageError(f"resume-node: a run ({d.name}) is in progress; stop it first")
     store.clear_blocker(args.label)
     logged = False
-    if (d / "events.jsonl").is_file():
-        log = EventLog(d / "events.jsonl")
-        log.append("unblocked", node=args.label, reason="resume-node: a person took over")
-        logged = True
+    for d in runs:
+        if (d / "events.jsonl").is_file():
+            with EventLog(d / "events.jsonl") as log:
+                log.append("unblocked", node=args.label, reason="resume-node: a person took over")
+            logged = True
     out = {"label": args.label, "cleared": True, "run_updated": logged}
     if args.json:
         emit_json(out)

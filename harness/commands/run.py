@@ -107,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
     view = PlainView(sys.stderr) if args.json else make_view(args.live)
     session = (ProjectSession if project else Session)(file, settings, workspace=workspace,
                                                         notify=view)
-    session.tiers = [(t.after_failures, t.model) for t in cfg.role("prove").tiers]
+    # --model names every role's model: it wins over the tiers, as over roles.<r>.model
+    session.tiers = [] if args.model else [(t.after_failures, t.model)
+                                            for t in cfg.role("prove").tiers]
     session.source = args.source
     if (file.is_file() or project) and tc is not None:
         session.adjust, note = _exact_adjust(file, workspace, args.lake)

@@ -90,11 +90,22 @@ class _Owners:
         return last.startswith("inst") and (self.anon_instances or self.deriving)
 
 
+def _without_harness_helpers(audit: Audit) -> Audit:
+    """The queries the harness appends to a certification compile (lean/usedconsts.py) are
+    ours, not the file's."""
+    from harness.lean.usedconsts import is_harness_helper
+
+    keep = [c for c in audit.constants if not is_harness_helper(user_name(c.name))]
+    return audit if len(keep) == len(audit.constants) else audit.model_copy(
+        update={"constants": keep})
+
+
 def check_text(bp: Blueprint, audit: Audit, known: set[str] | None = None
                ) -> list[AuditProblem]:
     """The rules that need no base: kernel, seen, axiom/unsafe/partial, unexplained (not for
     the ``known`` constants: the base has them, :func:`check_base` compares them)."""
     out: list[AuditProblem] = []
+    audit = _without_harness_helpers(audit)
     if not audit.kernel_ok:
         out.append(AuditProblem(None, 0, "the kernel rejects a constant of this file when it is "
                                 f"replayed on top of the imports: {_first(audit.kernel_message)}"
@@ -139,6 +150,7 @@ def check_base(base: Audit, audit: Audit, bp: Blueprint, allowed_names: set[str]
                ) -> list[AuditProblem]:
     """Candidate vs base: only the allowed owners (allowed nodes, new helpers) may differ."""
     out: list[AuditProblem] = []
+    base, audit = _without_harness_helpers(base), _without_harness_helpers(audit)
     owners = _Owners(bp)
     module_aux = f"{audit.module}._auxLemma"
 

@@ -156,8 +156,11 @@ def _audit(bp: Blueprint, verdict: FileVerdict, lean: LeanHandle, workspace: Pat
     if base_text is None or not isinstance(lean, Toolchain):
         return check_text(bp, audit)
     ws = workspace or find_workspace(bp.path or Path.cwd())
-    base = audit_of_text(lean, ws, base_text, module_name(ws, bp.path),
-                         timeout_s=timeout_s or 600.0, mem_mb=None)
+    from harness.lean.run import DEFAULT_MEM_MB
+
+    module = lean.module_of(bp.path) or module_name(ws, bp.path)
+    base = audit_of_text(lean, ws, base_text, module, timeout_s=timeout_s or 600.0,
+                         mem_mb=DEFAULT_MEM_MB)
     if base is None:
         raise CannotCertify("the base revision does not build, so Lean's list of its "
                             "constants cannot explain the candidate's")

@@ -315,7 +315,8 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
         from harness.gate.declared import compile_audited, module_name
 
         messages, res, found_audit = compile_audited(
-            tc, workspace, full, module=module_name(workspace, bp.path), stem=stem,
+            tc, workspace, full, module=tc.module_of(bp.path) or module_name(workspace, bp.path),
+            stem=stem,
             timeout_s=timeout_s, mem_mb=mem_mb, source=bp.text)
     else:
         messages, res = compile_text(tc, workspace, full, stem=stem, timeout_s=timeout_s,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.blueprint.dag import Analysis
+from harness.blueprint.model import Blueprint
 from harness.memory.digest import digest_of
 from harness.memory.model import Blocker
 from harness.memory.store import MemoryStore, statement_hash
@@ -25,13 +26,18 @@ class RunMemory:
         self.tiers = sorted(tiers or [])  # (after this many failures, model)
         self._stmt: dict[str, str] = {}
 
-    def refresh(self, a: Analysis) -> None:
-        """Statement hashes of the parts (a restated node's memory no longer applies)."""
-        text = a.blueprint.text
-        for d in a.blueprint.decls:
-            if d.is_node:
-                sig = d.signature_span
-                self._stmt[d.key] = statement_hash(text[sig.start:sig.end])
+    def refresh(self, a: Analysis, files: list[Blueprint] | None = None) -> None:
+        """Statement hashes of the parts (a restated node's memory no longer applies);
+        ``files``: a project run's blueprints (its analysis has an empty root)."""
+        for bp in [a.blueprint, *(files or [])]:
+            for d in bp.decls:
+                if d.is_node:
+                    sig = d.signature_span
+                    self._stmt[d.key] = statement_hash(bp.text[sig.start:sig.end])
+
+    def failures(self, node: str) -> int:
+        """Failed attempts the memory holds for the node's current statement (all runs)."""
+        return self.store.load(node, self._hash(node)).attempts
 
     def _hash(self, node: str) -> str:
         return self._stmt.get(node, "")

@@ -179,7 +179,7 @@ class Stage2:
     def _sync(self) -> None:
         a = self._analysis()
         h, work, order, blocked = self._work_graph(a)
-        self.memory.refresh(a)
+        self.memory.refresh(a, getattr(self, "_files", None))
         for n, b in self.memory.needs_person().items():  # escalated earlier: a person decides
             if n in work:
                 blocked.setdefault(n, f"needs a person ({b.kind}): {b.explanation}")
@@ -409,7 +409,7 @@ class Stage2:
                          file=str(rec.file), commit=rec.head(), text=rec.head_text(),
                          feedback=self.feedback.get(node, [])[-MAX_FEEDBACK:], worker=worker,
                          budget_usd=self.cfg.attempt_cap(), memory=self.memory.summary(node),
-                         model=self.memory.model_for(max(0, attempt - 1)))
+                         model=self.memory.model_for(self.memory.failures(node)))
         self._aid_worker[aid] = worker
         self.log.append("dispatch", aid=aid, node=node, attempt=attempt, worker=worker,
                         job=kind, commit=job.commit)
@@ -451,7 +451,7 @@ class Stage2:
             self._block(r.node, why)
             return
         if r.kind == "repair" and r.ok and r.repair == "blocker":
-            s.finish(r.node, False, now)
+            s.finish(r.node, False, now, worker=worker)
             self._block(r.node, f"repair: {r.reason}")
             return
         s.finish(r.node, ok, now, worker=worker, reason=r.reason)

@@ -70,3 +70,27 @@ def test_escalation_is_kept_and_cleared(tmp_path) -> None:
     assert raw["blocker"]["kind"] == "statement_false" and raw["schema_version"] == 1
     assert st.clear_blocker("lem:false") and st.blockers() == {}
     assert not st.clear_blocker("lem:false")
+
+
+def test_run_memory_reads_every_file_of_a_project(tmp_path) -> None:
+    """A project run analyses an empty root with the files beside it: the statement hashes (and
+    so escalations and memory) must come from the files."""
+    from harness.blueprint.dag import analyse
+    from harness.blueprint.parse import parse_text
+    from harness.orchestrator.nodememory import RunMemory
+    from tests.orchestrator.test_feedback import ONE
+
+    (tmp_path / "lakefile.lean").write_text("import Lake\n")
+    f = parse_text(ONE, tmp_path / "One.lean")
+    mem = RunMemory(tmp_path)
+    mem.refresh(analyse(parse_text("", tmp_path / "Root.lean")), [f])
+    mem.store.escalate("lem:one", mem._hash("lem:one"),
+                       Blocker(kind="other", explanation="a person should look at this"))
+    assert mem._hash("lem:one") and list(mem.needs_person()) == ["lem:one"]
+
+
+def test_hyphenated_command_loads_only_its_module() -> None:
+    from harness.cli import _requested
+
+    assert _requested(["resume-node", "F.lean", "x"]) == "resume_node"
+    assert _requested(["plan", "x"]) == "plan" and _requested(["nope"]) is None
