@@ -153,7 +153,7 @@ def compile_audited(tc: Toolchain, workspace: Path, text: str, *, module: str, s
         if not olean.is_file():
             raise CannotCertify(f"{stem}: Lean reported no error but wrote no .olean to audit")
         audit = cached_audit(tc, workspace, text if source is None else source, module, olean,
-                             mem_mb=mem_mb)
+                             mem_mb=mem_mb, timeout_s=timeout_s)
         return messages, res, audit
     finally:
         if not os.environ.get("HARNESS_KEEP_TMP"):
@@ -161,11 +161,11 @@ def compile_audited(tc: Toolchain, workspace: Path, text: str, *, module: str, s
 
 
 def cached_audit(tc: Toolchain, workspace: Path, text: str, module: str, olean: Path, *,
-                 mem_mb: int | None = None) -> Audit:
+                 mem_mb: int | None = None, timeout_s: float = AUDIT_TIMEOUT_S) -> Audit:
     """Run the audit, remembering it by (text, module, toolchain) so the base of the next gate
     (this head) needs no second compile; the workspace pins are part of the key too."""
     path = _cache_path(tc, workspace, text, module)
-    audit = run_audit(tc, workspace, olean, module, mem_mb=mem_mb)
+    audit = run_audit(tc, workspace, olean, module, mem_mb=mem_mb, timeout_s=timeout_s)
     atomic_write(path, audit.model_dump_json())
     return audit
 
