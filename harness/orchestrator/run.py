@@ -317,12 +317,16 @@ class Session:
         """The record's head with its imports; without a record or a commit (no Lean: nothing
         was created) the file on disk, so the result still shows every node. None when neither
         parses (the result then lists no nodes)."""
+        bp = None
         try:
             if record is not None and record.head() is not None:
                 bp = parse_text(record.head_text(), record.file)
-            elif self.file.is_file():
+        except (HarnessError, OSError, ValueError):
+            bp = None  # e.g. git's reader broken by the interrupt: the file on disk instead
+        try:
+            if bp is None and self.file.is_file():
                 bp = parse_file(self.file)
-            else:
+            if bp is None:
                 return None
             a = analyse(bp, load_imports(bp, self.workspace), adjust=self.adjust)
         except (HarnessError, OSError):

@@ -114,15 +114,21 @@
     // the first screenful from the top, centred when it fits the width, else from its left
     // end -- cluster frames included, so nothing in it is cut on the left
     const first = DATA.nodes.reduce((a, n) => (n.y < a.y ? n : a));
-    const band = DATA.nodes.filter(n => (n.y - first.y) * k < r.height - 2 * PAD);
-    const b = bounds(band.map(n => n.key));
-    for (const m of new Set(band.map(n => n.module))) {
-      const cl = (DATA.layout.clusters || {})[m];
-      if (cl && (cl[1] - first.y) * k < r.height) {
-        b.x0 = Math.min(b.x0, cl[0]); b.x1 = Math.max(b.x1, cl[0] + cl[2]);
-        b.y0 = Math.min(b.y0, cl[1]);
+    const bandOf = nodes => {
+      const b = bounds(nodes.map(n => n.key));
+      for (const m of new Set(nodes.map(n => n.module))) {
+        const cl = (DATA.layout.clusters || {})[m];
+        if (cl && (cl[1] - first.y) * k < r.height) {
+          b.x0 = Math.min(b.x0, cl[0]); b.x1 = Math.max(b.x1, cl[0] + cl[2]);
+          b.y0 = Math.min(b.y0, cl[1]);
+        }
       }
-    }
+      return b;
+    };
+    const band = DATA.nodes.filter(n => (n.y - first.y) * k < r.height - 2 * PAD);
+    let b = bandOf(band);
+    const top = bandOf(band.filter(n => n.module === first.module));
+    if ((top.x1 - b.x0) * k > r.width - 2 * PAD) b = top;  // from the left end it is not seen
     const x = (b.x1 - b.x0) * k <= r.width - 2 * PAD ? (r.width - (b.x0 + b.x1) * k) / 2
       : PAD - b.x0 * k;
     view = {k, x, y: PAD - b.y0 * k};
