@@ -81,6 +81,16 @@ def abort(busy: Callable[[], bool], timeout_s: float = ABORT_S) -> bool:
 _saved: dict[int, Any] = {}
 
 
+def stop_interrupted(executor: Any) -> None:
+    """After an interrupt in stage 2 (which killed the Lean runs): ignore further signals, wait
+    briefly for the attempt threads, and shut the executor down without waiting for more."""
+    shield()
+    if not abort(lambda: executor.running() > 0):
+        getattr(executor, "abort", executor.shutdown)()
+    else:
+        executor.shutdown()
+
+
 def shield() -> None:
     """Ignore SIGINT/SIGTERM until :func:`unshield` (main thread only; idempotent)."""
     if threading.current_thread() is not threading.main_thread() or _saved:

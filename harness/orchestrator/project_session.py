@@ -86,11 +86,7 @@ class ProjectSession(Session):
                                        executor=executor, cfg=cfg, notify=self.notify)
                 out = stage2.run()
             except KeyboardInterrupt:
-                procs.shield()
-                if not procs.abort(lambda: executor.running() > 0):
-                    getattr(executor, "abort", executor.shutdown)()
-                else:
-                    executor.shutdown()
+                procs.stop_interrupted(executor)
                 raise
             finally:
                 executor.shutdown()

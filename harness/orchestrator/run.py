@@ -253,11 +253,7 @@ class Session:
                                  notify=self.notify, certifier=services.certifier,
                                  repair_record=services.repair_record).run()
                 except KeyboardInterrupt:  # Stage2 killed the Lean runs; do not wait for more
-                    procs.shield()
-                    if not procs.abort(lambda: executor.running() > 0):
-                        getattr(executor, "abort", executor.shutdown)()
-                    else:
-                        executor.shutdown()
+                    procs.stop_interrupted(executor)
                     raise
                 except BaseException:
                     executor.shutdown()
