@@ -87,7 +87,8 @@ def graph_data(analyses: Analysis | Iterable[Analysis], *, workspace: Path | Non
       ``projected`` (true: only through ordinary declarations), ``d`` (SVG path) when laid out;
     - ``modules``: per module ``name``, ``nodes`` (keys), ``counts`` (by state, own nodes),
       ``external`` (only imported nodes), ``box`` ([x, y, w, h] around its nodes) or None,
-      and when laid out ``collapsed`` ([x, y, w, h] in the collapsed view: modules only);
+      and when laid out ``collapsed`` ([x, y, w, h] in the collapsed view: modules only)
+      and ``short`` (its label there: the name without the prefix all modules share);
     - ``module_edges``: ``source``, ``target`` (modules), ``count``, ``kinds``, ``d`` (box to
       box) or None, ``dc`` (the same in the collapsed view);
     - ``view``: "blueprint" | "declarations"; ``hidden``: ordinary declarations not drawn;

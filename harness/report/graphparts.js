@@ -202,10 +202,11 @@
       const [x, y, w, h] = m.collapsed, all = Object.values(m.counts).reduce((a, b) => a + b, 0);
       const done = all ? (m.counts.proved || 0) / all : 0;
       return `<g class="mm-module" data-module="${esc(m.name)}"><rect x="${x}" y="${y}" width="${w}"` +
-        ` height="${h}" rx="4" fill="#fff" stroke="#555"/><rect x="${x}" y="${y + h - 4}"` +
+        ` height="${h}" rx="4" fill="#fff" stroke="#555"><title>${esc(m.name)}</title></rect>` +
+        `<rect x="${x}" y="${y + h - 4}"` +
         ` width="${(w * done).toFixed(1)}" height="4" fill="${colours.proved || '#2e8b57'}"/>` +
         `<text x="${x + w / 2}" y="${y + h / 2 + 4}" text-anchor="middle" font-size="11">` +
-        `${esc(m.name)} (${all})</text></g>`;
+        `${esc(m.short || m.name)} (${all})</text></g>`;
     });
     return `<svg class="module-map" viewBox="0 0 ${size.width} ${size.height}"` +
       ` preserveAspectRatio="xMidYMin meet"><defs><marker id="mm-arrow" viewBox="0 0 10 10"` +

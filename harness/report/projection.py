@@ -129,13 +129,48 @@ def _box_to_box(a, b) -> str | None:
             f"L{round(b[0] + b[2] / 2, 1)},{round(b[1], 1)}")
 
 
+def short_names(names: list[str]) -> dict[str, str]:
+    """Module names without the dotted prefix every one of them shares (`Gen.Layer00.File003`
+    -> `Layer00.File003` when all start `Gen.`): the map's boxes stay narrow."""
+    parts = [n.split(".") for n in names if n]
+    common = 0
+    if len(parts) > 1:
+        while all(len(p) > common + 1 and p[common] == parts[0][common] for p in parts):
+            common += 1
+    return {n: ".".join(n.split(".")[common:]) or n for n in names}
+
+
+def _packed_rows(cx: list[tuple[float, float]], widths: list[float], gap: float
+                 ) -> tuple[list[tuple[float, float]], float]:
+    """Each row's boxes side by side in the layered order, the rows centred on one line: the
+    map is as wide as its widest row (it scrolls down, like a page, never sideways)."""
+    rows: dict[float, list[int]] = {}
+    for i, (x, y) in enumerate(cx):
+        rows.setdefault(y, []).append(i)
+    span = {y: sum(widths[i] for i in ids) + gap * (len(ids) - 1) for y, ids in rows.items()}
+    width = max(span.values(), default=0.0)
+    out = list(cx)
+    for y, ids in rows.items():
+        left = (width - span[y]) / 2
+        for i in sorted(ids, key=lambda i: cx[i][0]):
+            out[i] = (left + widths[i] / 2, y)
+            left += widths[i] + gap
+    return out, width
+
+
 def _collapsed(groups: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> dict[str, float]:
-    from harness.report.layered import MARGIN, flat
+    from harness.report.layered import HGAP, MARGIN, flat
 
     index = {g["name"]: i for i, g in enumerate(groups)}
-    widths = [min(len(g["name"]), 60) * CHAR_W + 24 for g in groups]
+    short = short_names([g["name"] for g in groups])
+    for g in groups:
+        g["short"] = short[g["name"]]
+    widths = [min(len(g["short"]), 60) * CHAR_W + 24 for g in groups]
+    # edges here are straight box-to-box lines (no bends to route): rows can sit closer
     cx, _, w, h = flat(widths, [BOX_H] * len(groups),
-                       [(index[e["source"]], index[e["target"]]) for e in pairs])
+                       [(index[e["source"]], index[e["target"]]) for e in pairs],
+                       hgap=HGAP / 2, vgap=BOX_H)
+    cx, w = _packed_rows(cx, widths, HGAP / 2)
     for g, (x, y), bw in zip(groups, cx, widths):
         g["collapsed"] = [round(x - bw / 2 + MARGIN, 1), round(y - BOX_H / 2 + MARGIN, 1),
                           round(bw, 1), BOX_H]

@@ -150,6 +150,14 @@ def test_page_at_scale_is_laid_out_grouped_and_small(project, tmp_path, monkeypa
         assert cbox[e["source"]][1] < cbox[e["target"]][1] and e["dc"].startswith("M")
     c = lay["collapsed"]
     assert c["width"] * c["height"] < lay["width"] * lay["height"] / 5
+    # ... as wide as its widest row (it scrolls down, never sideways), labels without the
+    # prefix every module shares
+    rows: dict[float, list[float]] = {}
+    for g in data["modules"]:
+        rows.setdefault(g["collapsed"][1], []).append(g["collapsed"][2])
+    widest = max(sum(ws) + 12 * (len(ws) - 1) for ws in rows.values())
+    assert widest <= c["width"] <= widest + 2 * 20 + 1
+    assert all(g["short"] == g["name"].removeprefix("Gen.") for g in data["modules"])
 
 
 def test_cli_shows_a_progress_bar_in_a_terminal(project, tmp_path):
