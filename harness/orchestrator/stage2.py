@@ -273,6 +273,7 @@ class Stage2:
             raise
         finally:
             self._gate_pool.shutdown(wait=wait_gate)
+        self._drain()  # a result that landed after the loop's last poll
         if self._fatal is None:
             self._certify()  # the final head is certified whatever stopped the loop
         self.blocked.update(s.blocked())
@@ -384,13 +385,16 @@ class Stage2:
             or self.executor.running() > 0
 
     def _drain(self) -> None:
-        """Stopping early: wait for the attempts in flight and log them (their cost, and any
-        accepted proof, which the next session gates)."""
-        s = self.sched
-        assert s is not None
-        while any(st.state == NodeState.RUNNING for st in s.nodes.values()):
+        """Stopping early: wait for every attempt the executor still runs and log it (its cost,
+        and any accepted proof, which the next session gates). The executor's count, not the
+        nodes' states: a racer left over on a node that already won is no longer RUNNING but
+        was paid for. Each attempt is bounded by its own request and Lean timeouts."""
+        while self.executor.running() > 0:
             for res in self.executor.poll(self.cfg.poll_s):
                 self._on_result(res, time.monotonic())
+            self._executor_events()
+        for res in self.executor.poll(0):  # finished between the last poll and the count
+            self._on_result(res, time.monotonic())
 
     def _final_reason(self) -> str:
         s = self.sched
