@@ -32,7 +32,9 @@ from harness.orchestrator.executor import Executor, LocalExecutor, Runner
 from harness.orchestrator.batchmerge import Gate, GateOutcome
 from harness.orchestrator.record import Record
 from harness.orchestrator.stage1 import Stage1Agents, source_text, stage1
-from harness.orchestrator.stage2 import OPEN_STATUSES, Stage2, Stage2Config
+from harness.orchestrator.stage2 import Stage2
+from harness.orchestrator.stage2_base import Stage2Config
+from harness.orchestrator.workgraph import OPEN_STATUSES
 from harness.orchestrator.state import (RunLock, RunState, atomic_write, rebuild, run_dir,
                                         run_id_for)
 from harness.workspace import find_workspace, harness_dir
