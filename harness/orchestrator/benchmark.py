@@ -15,7 +15,7 @@ from harness.blueprint.parse import parse_text
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.batchmerge import Candidate, GateOutcome
 from harness.orchestrator.record import Record
-from harness.orchestrator.scheduler import Policy
+from harness.orchestrator.scheduler_model import Policy
 from harness.orchestrator.simulate import generate_dag, simulate
 from harness.orchestrator.workgraph import work_graph
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from harness.orchestrator import procs
-from harness.orchestrator.scheduler import NodeState
+from harness.orchestrator.scheduler_model import NodeState
 from harness.orchestrator.stage2_attempts import AttemptHandling
 from harness.orchestrator.stage2_base import Stage2Outcome
 from harness.orchestrator.stage2_certify import FinalCertification

@@ -9,7 +9,7 @@ import time
 
 from harness.orchestrator.batchmerge import Candidate
 from harness.orchestrator.executor import AttemptJob, AttemptResult
-from harness.orchestrator.scheduler import NodeState
+from harness.orchestrator.scheduler_model import NodeState
 from harness.orchestrator.stage2_base import MAX_FEEDBACK, Stage2Base
 
 

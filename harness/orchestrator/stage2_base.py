@@ -21,7 +21,8 @@ from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import Executor
 from harness.orchestrator.nodememory import RunMemory
 from harness.orchestrator.record import Record
-from harness.orchestrator.scheduler import NodeState, Scheduler
+from harness.orchestrator.scheduler import Scheduler
+from harness.orchestrator.scheduler_model import NodeState
 from harness.orchestrator.state import RunState
 from harness.workspace import find_workspace
 

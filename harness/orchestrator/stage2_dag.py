@@ -16,7 +16,8 @@ from harness.orchestrator.batchmerge import Candidate
 from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.record import Record
-from harness.orchestrator.scheduler import NodeState, Scheduler, SchedulerConfig
+from harness.orchestrator.scheduler import Scheduler
+from harness.orchestrator.scheduler_model import NodeState, SchedulerConfig
 from harness.orchestrator.stage2_base import Stage2Base
 from harness.orchestrator.workgraph import work_graph
 from harness.workspace import find_workspace

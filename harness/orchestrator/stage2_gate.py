@@ -10,7 +10,7 @@ import re
 import time
 
 from harness.orchestrator.batchmerge import CannotDecide, Candidate, MergeOutcome
-from harness.orchestrator.scheduler import NodeState
+from harness.orchestrator.scheduler_model import NodeState
 from harness.orchestrator.stage2_base import Stage2Base, Stage2Outcome
 
 # a gate failure line: "FILE:LINE:COL: [check] KEY: message" (harness.gate.verify.Failure)
