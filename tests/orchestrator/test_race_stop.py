@@ -92,15 +92,17 @@ def _attempts(s: Session) -> list[dict]:
     return [e for e in read_events(s.dir / "events.jsonl").events if e["kind"] == "attempt"]
 
 
-def _no_leftovers() -> None:
+def _no_leftovers(before: set[str]) -> None:
+    """No attempt or gate thread, and no child process the session started, is left."""
     gc.collect()  # the session's record: its git `cat-file` helpers end with it (gitpython)
     assert not [t.name for t in threading.enumerate() if t.name.startswith(("attempt", "gate"))]
-    assert _children() == []
+    assert set(_children()) - before == set()
 
 
 def test_gate_stop_waits_for_the_racer_and_logs_its_cost(tmp_path) -> None:
     f = workspace(tmp_path, ONE)
     racer = _Racer()
+    before = set(_children())
 
     def no_lean(text: str, base: str, labels: list[str], **kw) -> GateOutcome:
         return GateOutcome(False, False, ["lean timed out"])  # never certifies: a gate stop
@@ -115,12 +117,13 @@ def test_gate_stop_waits_for_the_racer_and_logs_its_cost(tmp_path) -> None:
     assert all(e["cost"] == pytest.approx(PER_ATTEMPT) for e in done)
     assert res.cost_usd == pytest.approx(2 * PER_ATTEMPT)  # both paid attempts are counted
     del s, res
-    _no_leftovers()
+    _no_leftovers(before)
 
 
 def test_budget_stop_waits_for_the_racer_and_logs_its_cost(tmp_path) -> None:
     f = workspace(tmp_path, ONE)
     racer = _Racer()
+    before = set(_children())
     with ScriptedLLM(racer) as srv:
         # one attempt's cost spends the budget; both start (cap = budget / workers each)
         s, res = _session(f, srv, racer, budget=PER_ATTEMPT)
@@ -131,4 +134,4 @@ def test_budget_stop_waits_for_the_racer_and_logs_its_cost(tmp_path) -> None:
     assert asked == 2 and sorted(e["aid"] for e in done) == ["lem:one#1", "lem:one#2"]
     assert res.cost_usd == pytest.approx(2 * PER_ATTEMPT)
     del s, res
-    _no_leftovers()
+    _no_leftovers(before)
