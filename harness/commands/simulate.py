@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 
 from harness.errors import ExitCode, UsageError
-from harness.orchestrator.scheduler import Policy
+from harness.orchestrator.scheduler_model import Policy
 from harness.orchestrator.simulate import SimResult, generate_dag, load_dag, simulate
 from harness.report.output import console, emit_json
 

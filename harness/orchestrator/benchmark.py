@@ -13,10 +13,11 @@ from harness.blueprint.dag import analyse
 from harness.blueprint.generate import generate_blueprint
 from harness.blueprint.parse import parse_text
 from harness.orchestrator.events import EventLog
-from harness.orchestrator.record import Candidate, GateOutcome, Record
-from harness.orchestrator.scheduler import Policy
+from harness.orchestrator.batchmerge import Candidate, GateOutcome
+from harness.orchestrator.record import Record
+from harness.orchestrator.scheduler_model import Policy
 from harness.orchestrator.simulate import generate_dag, simulate
-from harness.orchestrator.stage2 import work_graph
+from harness.orchestrator.workgraph import work_graph
 
 
 def scheduling(n: int = 258, seeds: tuple[int, ...] = (0, 1, 2, 3, 4),

@@ -112,9 +112,9 @@ class LocalExecutor:
         fut.add_done_callback(self._collect)
 
     def _collect(self, fut: Future) -> None:
-        with self._lock:
+        self._done.put(fut.result())  # queued before it stops counting: running() == 0
+        with self._lock:  # then means every result can be polled
             self._running -= 1
-        self._done.put(fut.result())
 
     def poll(self, timeout: float) -> list[AttemptResult]:
         out: list[AttemptResult] = []

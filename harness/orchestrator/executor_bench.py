@@ -20,7 +20,8 @@ from typing import Any
 
 from harness.blueprint.generate import generate_blueprint
 from harness.orchestrator.executor import AttemptJob, AttemptResult, LocalExecutor, Runner
-from harness.orchestrator.record import GateOutcome, Record
+from harness.orchestrator.batchmerge import GateOutcome
+from harness.orchestrator.record import Record
 from harness.orchestrator.run import RunSettings, Services, Session
 
 

@@ -57,7 +57,7 @@ def project_files(target: Path, workspace: Path, cache: ParseCache | None = None
 
 def project_work(target: Path, workspace: Path, cache: ParseCache | None = None) -> ProjectWork:
     """One work graph over every file's open parts (the scheduler of a project run)."""
-    from harness.orchestrator.stage2 import work_graph
+    from harness.orchestrator.workgraph import work_graph
 
     project = project_files(target, workspace, cache)
     files = [b for b in project.files if b.decls]

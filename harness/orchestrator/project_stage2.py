@@ -30,8 +30,11 @@ from harness.blueprint.views import lean_proved
 from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.project_run import importers, project_files
-from harness.orchestrator.record import Candidate, Gate, MergeOutcome, Record
-from harness.orchestrator.stage2 import Stage2, outside_batch, work_graph
+from harness.orchestrator.batchmerge import Candidate, Gate, MergeOutcome
+from harness.orchestrator.record import Record
+from harness.orchestrator.stage2 import Stage2
+from harness.orchestrator.stage2_gate import outside_batch
+from harness.orchestrator.workgraph import work_graph
 
 
 @dataclass

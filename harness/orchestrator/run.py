@@ -29,9 +29,12 @@ from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.certify import apply_lean_view, lean_backed, reopened_events
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.executor import Executor, LocalExecutor, Runner
-from harness.orchestrator.record import Gate, GateOutcome, Record
+from harness.orchestrator.batchmerge import Gate, GateOutcome
+from harness.orchestrator.record import Record
 from harness.orchestrator.stage1 import Stage1Agents, source_text, stage1
-from harness.orchestrator.stage2 import OPEN_STATUSES, Stage2, Stage2Config
+from harness.orchestrator.stage2 import Stage2
+from harness.orchestrator.stage2_base import Stage2Config
+from harness.orchestrator.workgraph import OPEN_STATUSES
 from harness.orchestrator.state import (RunLock, RunState, atomic_write, rebuild, run_dir,
                                         run_id_for)
 from harness.workspace import find_workspace, harness_dir

@@ -15,67 +15,27 @@ Two policies:
 - ``barrier``: LeanMarathon's loop, for comparison: each round snapshots the ready nodes in
   file order, runs them in batches of ``barrier_batch``, waits for the whole batch, gates it,
   and only the next round sees nodes whose dependencies merged meanwhile.
+
+Its parts: the data (``scheduler_model``), racing (``scheduler_race``), the barrier policy's
+rounds (``scheduler_barrier``).
 """
 
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Iterable
 
 import networkx as nx
 
-
-class Policy(str, Enum):
-    PIPELINED = "pipelined"
-    BARRIER = "barrier"
-
-
-class NodeState(str, Enum):
-    OPEN = "open"
-    RUNNING = "running"
-    PENDING = "pending"
-    GATING = "gating"
-    DONE = "done"
-    BLOCKED = "blocked"
-
-
-@dataclass(frozen=True)
-class SchedulerConfig:
-    workers: int = 4
-    policy: Policy = Policy.PIPELINED
-    batch_size: int = 8  # a gate batch closes at this many accepted candidates …
-    batch_window: float = 0.0  # … or when the oldest has waited this long (seconds)
-    barrier_batch: int = 16  # barrier policy only: jobs per barrier batch
-    attempts_before_repair: int | None = None  # K failures in a row -> needs_repair(node)
-    max_attempts: int | None = None  # hard cap: the node is blocked after this many attempts
-    # racing: when no ready node is left for an idle worker, a running node on the critical path
-    # gets up to this many attempts at once; the first accepted one wins (pipelined only)
-    race: int = 1
-
-
-@dataclass(frozen=True)
-class Dispatch:
-    node: str
-    worker: int
-    attempt: int  # 1-based attempt number for this node
+from harness.orchestrator.scheduler_barrier import BarrierRounds
+from harness.orchestrator.scheduler_model import (Dispatch, NodeRecord, NodeState, Policy,
+                                                  SchedulerConfig)
+from harness.orchestrator.scheduler_race import Racing
 
 
 @dataclass
-class _Node:
-    state: NodeState = NodeState.OPEN
-    attempts: int = 0
-    failures: int = 0  # consecutive failures since the last repair
-    waiting: int = 0  # open predecessors not yet DONE
-    worker: int | None = None
-    reason: str = ""
-    pending_since: float = 0.0
-    racers: list[int] = field(default_factory=list)  # further workers on this node (racing)
-
-
-@dataclass
-class Scheduler:
+class Scheduler(Racing, BarrierRounds):
     """Ready queue by critical-path priority over ``graph`` (edges dep -> user).
 
     ``open_nodes`` are the nodes that need work; every other vertex is already complete.
@@ -88,7 +48,7 @@ class Scheduler:
     order: list[str] | None = None
 
     def __post_init__(self) -> None:
-        self.nodes: dict[str, _Node] = {}
+        self.nodes: dict[str, NodeRecord] = {}
         self.free_workers: list[int] = list(range(self.config.workers))
         heapq.heapify(self.free_workers)
         self.gating: list[str] = []
@@ -111,7 +71,7 @@ class Scheduler:
         self._index = {n: i for i, n in enumerate(self.order)}
         want = set(open_nodes)
         for n in want:
-            self.nodes.setdefault(n, _Node())
+            self.nodes.setdefault(n, NodeRecord())
         for n, st in self.nodes.items():
             if n not in want and st.state in (NodeState.OPEN, NodeState.BLOCKED):
                 st.state = NodeState.DONE  # completed outside the scheduler, or split away
@@ -205,73 +165,6 @@ class Scheduler:
             out += self._dispatch_racers(limit if limit is None else limit - len(out))
         return out
 
-    def _dispatch_racers(self, limit: int | None) -> list[Dispatch]:
-        """Idle workers join running nodes, most critical first, up to ``race`` per node."""
-        out: list[Dispatch] = []
-        running = sorted((n for n, st in self.nodes.items() if st.state == NodeState.RUNNING),
-                         key=self._key)
-        cap = self.config.max_attempts
-        for n in running:
-            st = self.nodes[n]
-            while (self.free_workers and 1 + len(st.racers) < self.config.race
-                   and (cap is None or st.attempts < cap)
-                   and (limit is None or len(out) < limit)):
-                st.attempts += 1
-                w = heapq.heappop(self.free_workers)
-                st.racers.append(w)
-                out.append(Dispatch(n, w, st.attempts))
-        return out
-
-    def racing(self, n: str, worker: int | None) -> bool:
-        """Is ``worker`` one of several attempts in flight on ``n``?"""
-        st = self.nodes[n]
-        flight = ([st.worker] if st.worker is not None else []) + st.racers
-        return worker is not None and worker in flight and len(flight) > 1
-
-    def _drop(self, st: _Node, worker: int) -> None:
-        """Free one in-flight worker of ``st``."""
-        if st.worker == worker:
-            st.worker = st.racers.pop(0) if st.racers else None
-        elif worker in st.racers:
-            st.racers.remove(worker)
-        else:
-            return
-        heapq.heappush(self.free_workers, worker)
-
-    def racer_failed(self, n: str, worker: int) -> None:
-        """One of several attempts on a running node failed; the others go on."""
-        st = self.nodes[n]
-        self._drop(st, worker)
-        st.failures += 1
-
-    def release_racer(self, n: str, worker: int) -> None:
-        """A racing attempt came back after its node left RUNNING (won, blocked, reopened)."""
-        st = self.nodes[n]
-        if worker in st.racers:
-            st.racers.remove(worker)
-            heapq.heappush(self.free_workers, worker)
-
-    def _dispatch_barrier(self, limit: int | None = None) -> list[Dispatch]:
-        out: list[Dispatch] = []
-        live = (NodeState.RUNNING, NodeState.PENDING, NodeState.GATING)
-        self._batch = {n for n in self._batch
-                       if self._is_ready(n) or self.nodes[n].state in live}
-        if not self._batch:
-            if not self._round_queue:
-                self._round_queue = sorted((n for n in self.nodes if self._is_ready(n)),
-                                           key=lambda n: self._index.get(n, 0))
-                if self._round_queue:
-                    self.round += 1
-            k = self.config.barrier_batch
-            self._batch = set(self._round_queue[:k])
-            self._round_queue = self._round_queue[k:]
-        for n in sorted(self._batch, key=lambda n: self._index.get(n, 0)):
-            if not self.free_workers or (limit is not None and len(out) >= limit):
-                break
-            if self._is_ready(n):
-                out.append(self._start(n))
-        return out
-
     def _start(self, n: str) -> Dispatch:
         st = self.nodes[n]
         st.state = NodeState.RUNNING
@@ -279,7 +172,7 @@ class Scheduler:
         st.worker = heapq.heappop(self.free_workers)
         return Dispatch(n, st.worker, st.attempts)
 
-    def _release(self, st: _Node) -> None:
+    def _release(self, st: NodeRecord) -> None:
         if st.worker is not None:
             heapq.heappush(self.free_workers, st.worker)
             st.worker = None
@@ -324,9 +217,7 @@ class Scheduler:
         if not pending:
             return []
         if self.config.policy == Policy.BARRIER:
-            if any(self.nodes[n].state == NodeState.RUNNING for n in self._batch):
-                return []
-            due = True
+            due = self._barrier_gate_due()
         else:
             oldest = min(self.nodes[n].pending_since for n in pending)
             starving = bool(self.free_workers) and not any(self._is_ready(m)
@@ -375,8 +266,7 @@ class Scheduler:
                 self.nodes[n].state = NodeState.PENDING
         self.gating = []
         if self.config.policy == Policy.BARRIER:
-            self._batch = {n for n in self._batch
-                           if self.nodes[n].state in (NodeState.RUNNING, NodeState.PENDING)}
+            self._barrier_after_gate()
         return newly
 
     def block(self, n: str, reason: str) -> None:

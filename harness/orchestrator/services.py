@@ -19,7 +19,8 @@ from harness.blueprint.parse import parse_text
 
 from harness.errors import CannotCertify, HarnessError, InputError, UsageError
 from harness.orchestrator.executor import AttemptJob, AttemptResult, LocalExecutor, Runner
-from harness.orchestrator.record import Gate, GateOutcome, Record
+from harness.orchestrator.batchmerge import Gate, GateOutcome
+from harness.orchestrator.record import Record
 from harness.orchestrator.run import RunSettings, Services, Session, no_lean
 from harness.orchestrator.breakage import make_record_repair
 from harness.orchestrator.stage1 import StepResult

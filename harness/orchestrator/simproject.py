@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import random
 
-from harness.orchestrator.scheduler import Policy
+from harness.orchestrator.scheduler_model import Policy
 from harness.orchestrator.simulate import SimDag, SimNode, lower_bound, simulate
 
 

@@ -20,7 +20,8 @@ import networkx as nx
 from pydantic import BaseModel, Field, ValidationError
 
 from harness.errors import InputError
-from harness.orchestrator.scheduler import Policy, Scheduler, SchedulerConfig
+from harness.orchestrator.scheduler import Scheduler
+from harness.orchestrator.scheduler_model import Policy, SchedulerConfig
 
 
 class SimNode(BaseModel):

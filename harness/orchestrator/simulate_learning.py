@@ -21,7 +21,8 @@ import math
 import random
 from dataclasses import dataclass
 
-from harness.orchestrator.scheduler import Scheduler, SchedulerConfig
+from harness.orchestrator.scheduler import Scheduler
+from harness.orchestrator.scheduler_model import SchedulerConfig
 from harness.orchestrator.simulate import SimDag
 
 MAX_ATTEMPTS = 40

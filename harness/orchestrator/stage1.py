@@ -20,7 +20,8 @@ from typing import Any, Callable, Protocol
 from harness.errors import CannotCertify, UsageError
 from harness.orchestrator.diagnose import Diagnosis, LeanFinding, nodes_of
 from harness.orchestrator.events import EventLog
-from harness.orchestrator.record import GateOutcome, Record
+from harness.orchestrator.batchmerge import GateOutcome
+from harness.orchestrator.record import Record
 from harness.orchestrator.state import RunState, atomic_write
 
 BLOCKING = ("critical", "major")

@@ -29,6 +29,7 @@ MARGIN = 20.0
 DOT_MAX_NODES = 2500  # docs/benchmarks.md: dot's time grows fast past a few thousand nodes
 ENGINES = ("auto", "dot", "igraph", "layered")
 AUTO_DOT_TIMEOUT = 10.0  # seconds; then the layered engine, with a note
+KILL_WAIT_S = 5.0  # after a timeout's SIGKILL: the longest wait for the pipes, then for the exit
 IGRAPH_CHILD = [sys.executable, "-m", "harness.report.igraph_child"]  # tests swap it
 
 
@@ -114,7 +115,7 @@ def igraph_in_child(nodes: list[NodeBox], edges: list[tuple[str, str]],
     try:
         out = _run(IGRAPH_CHILD, req, timeout_s)
     except subprocess.TimeoutExpired as err:
-        raise ChildFailed(f"timed out after {err.timeout:g} s") from None
+        raise ChildFailed(_short(err)) from None
     except subprocess.CalledProcessError as err:
         tail = (err.stderr or b"").decode(errors="replace").strip().splitlines()
         if err.returncode < 0:
@@ -150,6 +151,9 @@ def _with_time(f) -> Layout:
 
 
 def _short(err: BaseException) -> str:
+    if isinstance(err, StuckChild):
+        return (f"timed out after {err.timeout:g} s; {KILL_WAIT_S:g} s after SIGKILL a process "
+                "of it still held its output open: no longer read, left to the system")
     if isinstance(err, subprocess.TimeoutExpired):
         return f"timed out after {err.timeout:g} s"
     if isinstance(err, subprocess.CalledProcessError):
@@ -265,6 +269,10 @@ def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
     return Layout("dot", bw + 2 * MARGIN, height, centres, paths, clusters)
 
 
+class StuckChild(subprocess.TimeoutExpired):
+    """Timed out, and the process group was still not gone KILL_WAIT_S after SIGKILL."""
+
+
 def _run(exe: str | list[str], data: bytes, timeout_s: float) -> bytes:
     """``dot -Tjson0`` (or an argv) in its own process group, killed as a whole on timeout."""
     argv = [exe, "-Tjson0"] if isinstance(exe, str) else exe
@@ -272,16 +280,40 @@ def _run(exe: str | list[str], data: bytes, timeout_s: float) -> bytes:
                          stderr=subprocess.PIPE, start_new_session=True)
     try:
         out, err = p.communicate(data, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        if not _kill(p):
+            raise StuckChild(argv, timeout_s) from None
+        raise
     except BaseException:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        p.communicate()
+        _kill(p)
         raise
     if p.returncode != 0:
         raise subprocess.CalledProcessError(p.returncode, argv, out, err)
     return out
+
+
+def _kill(p: subprocess.Popen) -> bool:
+    """SIGKILL ``p``'s process group, then drain and reap for at most KILL_WAIT_S each: a
+    process that left the group (its own session) may hold the pipes open forever, and a child
+    in uninterruptible sleep (D state) cannot die yet. Then stop reading: the pipes are closed
+    and an unreaped child is left to subprocess's own clean-up. False when that happened."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        p.communicate(timeout=KILL_WAIT_S)
+        return True
+    except subprocess.TimeoutExpired:
+        pass
+    for f in (p.stdin, p.stdout, p.stderr):
+        if f is not None:
+            f.close()
+    try:
+        p.wait(timeout=KILL_WAIT_S)
+    except subprocess.TimeoutExpired:
+        pass
+    return False
 
 
 def _spline_path(pos: str, pt) -> str:

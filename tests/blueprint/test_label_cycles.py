@@ -8,7 +8,7 @@ import textwrap
 from harness.blueprint import parse_text
 from harness.blueprint.dag import analyse
 from harness.blueprint.views import lean_proved
-from harness.orchestrator.stage2 import work_graph
+from harness.orchestrator.workgraph import work_graph
 
 SHARED = '''
     @[blueprint "def:L"]

@@ -9,7 +9,8 @@ from typing import Callable
 
 from harness.blueprint.parse import parse_text
 from harness.orchestrator.executor import AttemptJob, AttemptResult  # noqa: F401 (re-export)
-from harness.orchestrator.record import GateOutcome, Record
+from harness.orchestrator.batchmerge import GateOutcome
+from harness.orchestrator.record import Record
 from harness.orchestrator.run import RunSettings, Services, Session
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -64,7 +64,7 @@ def test_an_answer_outlives_edits_elsewhere_but_not_of_its_own_node(tmp_path) ->
 def test_the_scheduler_waits_on_an_edge_only_lean_saw(tmp_path) -> None:
     """With Lean's answer kept, the node that `simp`s through an open placeholder waits for it
     in the work graph, although its text names nothing open."""
-    from harness.orchestrator.stage2 import work_graph
+    from harness.orchestrator.workgraph import work_graph
 
     src = SIMP.replace('theorem seven', '@[blueprint "lem:seven"] theorem seven')
     src = src.replace("theorem target : (7 : Nat) = 7 := by\n  sorry",

@@ -11,7 +11,7 @@ import pytest
 from harness.agents.config import HarnessConfig
 from harness.agents.prover import FEEDBACK_TITLE
 from harness.lean.toolchain import find_toolchain
-from harness.orchestrator.record import GateOutcome
+from harness.orchestrator.batchmerge import GateOutcome
 from harness.orchestrator.run import RunSettings, Services, Session
 from harness.orchestrator.services import make_runner
 from tests.orchestrator.support import FAKES, fake_certifier, lean_gate, workspace

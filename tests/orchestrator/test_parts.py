@@ -6,7 +6,7 @@ from harness.agents.context import build_context
 from harness.blueprint.dag import analyse
 from harness.blueprint.parse import parse_text
 from harness.orchestrator.events import read_events
-from harness.orchestrator.stage2 import work_graph
+from harness.orchestrator.workgraph import work_graph
 from tests.orchestrator.support import run_session, scripted_runner, workspace
 
 SHARED = '''import Architect

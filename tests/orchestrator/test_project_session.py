@@ -226,7 +226,7 @@ def test_helpers_make_the_importers_compile_and_a_broken_importer_stops_the_run(
             if not labels and text == base:  # an importer's compile after a merge
                 probes.append(record.rel)
                 if broken:
-                    from harness.orchestrator.record import GateOutcome
+                    from harness.orchestrator.batchmerge import GateOutcome
                     return GateOutcome(False, True, [f"{record.rel}:1:0: [lean] x: broken"])
             return g(text, base, labels, **kw)
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 from harness.blueprint.generate import generate_blueprint
 from harness.blueprint.parse import parse_text
 from harness.errors import UsageError
-from harness.orchestrator.record import Candidate, CannotDecide, GateOutcome, Record
+from harness.orchestrator.batchmerge import Candidate, CannotDecide, GateOutcome
+from harness.orchestrator.record import Record
 from harness.orchestrator.spanindex import SpanIndex
 
 BP = generate_blueprint(30, seed=5, proved_fraction=0.0)

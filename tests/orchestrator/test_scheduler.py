@@ -10,7 +10,8 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.orchestrator.scheduler import NodeState, Policy, Scheduler, SchedulerConfig
+from harness.orchestrator.scheduler import Scheduler
+from harness.orchestrator.scheduler_model import NodeState, Policy, SchedulerConfig
 from harness.orchestrator.simulate import (SimDag, SimNode, generate_dag, lower_bound, simulate)
 
 

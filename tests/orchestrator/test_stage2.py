@@ -313,7 +313,7 @@ def test_candidate_that_crashes_lean_is_bisected_out(tmp_path) -> None:
 
 
 def test_gate_that_never_certifies_stops_with_exit_3(tmp_path) -> None:
-    from harness.orchestrator.record import GateOutcome
+    from harness.orchestrator.batchmerge import GateOutcome
 
     f = workspace(tmp_path)
     calls = []

@@ -5,7 +5,7 @@ no node is blocked one by one, and the accepted proofs survive for the next sess
 from __future__ import annotations
 
 from harness.orchestrator.events import read_events
-from harness.orchestrator.stage2 import outside_batch
+from harness.orchestrator.stage2_gate import outside_batch
 from tests.orchestrator.support import run_session, scripted_runner, workspace
 from tests.orchestrator.test_stage2 import real_gate
 
