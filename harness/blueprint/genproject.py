@@ -75,8 +75,13 @@ def generate_project(root: Path, n_files: int = 199, nodes_per_file: int = 6, se
                 steps += [f"have := {t.strip('()')}" for t in terms if ".mp" in t]
                 steps.append("exact Iff.rfl")
             else:  # the gate's canonical placeholder (gate/forbidden.py `claims_proved`): an
-                # open body with anything else in it claims to be complete
-                steps = ["sorry_using [" + ", ".join(thms) + "]" if thms else "sorry"]
+                # open body with anything else in it claims to be complete. It cites what a
+                # proof's `have := x.mp` would reach: a short name an earlier node of this
+                # module also has is read as that node (as the dependency analysis reads it)
+                local = {f.rsplit(".", 1)[1]: f for f, _, _ in mine}
+                shadowed = [local[t[:-3]] for t in terms if t.endswith(".mp") and t[:-3] in local]
+                cited = list(dict.fromkeys(thms + shadowed))
+                steps = ["sorry_using [" + ", ".join(cited) + "]" if cited else "sorry"]
             body = "by\n  " + "\n  ".join(steps)
             n_edges += len(set(uses))
             lines += [f'@[blueprint "lem:{label}"', "  " + "\n  ".join(opts) + "]",
