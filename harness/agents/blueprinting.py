@@ -4,8 +4,9 @@ contract.
 * construct: the answer must parse, plan without findings (no cycles, no dangling references), use
   no forbidden construct, and leave every lemma/theorem as a `sorry`/`sorry_using` placeholder.
   Otherwise the findings go back to the model (bounded by the role's rounds / re-prompts).
-* refine: the construct role (its settings and contract) with its own prompt (refine.md),
-  given the current file and the audit's blocking findings.
+* refine: the construct role's settings with its own prompt (refine.md), given the current file
+  and the audit's blocking findings; restate's contract, with the nodes the findings name as the
+  ones that may change (a partly proved file can be refined: its other proofs stay).
 * restate (stage 1's compile): the refine prompt, given Lean's errors; only the statements Lean
   rejects may change, everything else stays byte-identical (complete proofs included: a partly
   proved file can be repaired), a restated theorem keeps its proof or gets a `sorry`, no node
@@ -124,9 +125,15 @@ def reference(source: str | None) -> str:
     return bounded_source(source) if source else NO_SOURCE
 
 
-def restate_problems(old: Blueprint, lean: str, allowed: set[str]) -> list[str]:
+# why a declaration may change, by step: restate (Lean's errors) or refine (audit findings)
+_REASON = {"restate": ("Lean reported no error in it", "the statements Lean rejects"),
+           "refine": ("no audit finding names it", "the nodes the audit findings name")}
+
+
+def restate_problems(old: Blueprint, lean: str, allowed: set[str], *, step: str = "restate"
+                     ) -> list[str]:
     """The restate contract on a new text. Only the ``allowed`` declarations (the nodes Lean
-    rejected) may change; everything else — other declarations with their proofs, and the text
+    rejected; for ``step="refine"``, the nodes the audit findings name) may change; everything else — other declarations with their proofs, and the text
     between declarations — stays byte-identical. A restated theorem keeps its proof or has it
     reset to a `sorry`/`sorry_using` placeholder (never a new proof: proofs go through stage
     2's gate); a restated node keeps its label. The new text must parse, add no plan finding,
@@ -145,8 +152,9 @@ def restate_problems(old: Blueprint, lean: str, allowed: set[str]) -> list[str]:
     pairs = list(zip(old.decls, new.decls))
     restated = [(d.label or d.key) in allowed or d.key in allowed for d, _ in pairs]
     touched = [pair for pair, r in zip(pairs, restated) if r]
-    problems = [f"{d.label or d.key} changed, but Lean reported no error in it: change only "
-                "the statements Lean rejects" for (d, nd), r in zip(pairs, restated) if not r
+    why, only = _REASON[step]
+    problems = [f"{d.label or d.key} changed, but {why}: change only {only}"
+                for (d, nd), r in zip(pairs, restated) if not r
                 and old.text[d.span.start:d.span.end] != new.text[nd.span.start:nd.span.end]]
     if not problems and _outside(old, [d for d, _ in touched]) != _outside(
             new, [nd for _, nd in touched]):
@@ -162,7 +170,7 @@ def restate_problems(old: Blueprint, lean: str, allowed: set[str]) -> list[str]:
         if d.kind.is_proof and _body(old, d) != _body(new, nd) and nd.status not in (
                 BodyStatus.SORRY, BodyStatus.SORRY_USING):
             problems.append(f"{name}: keep its proof as it is, or reset it to a `sorry` "
-                            "placeholder if it no longer fits; a restate writes no new proof")
+                            f"placeholder if it no longer fits; a {step} writes no new proof")
         if d.kind.is_definition and not nd.status.is_complete \
                 and nd.status != BodyStatus.NO_BODY:
             problems.append(f"{name}: definition is incomplete (definitions must be complete)")
@@ -225,20 +233,26 @@ def restate(text: str, source: str | None, findings: list[dict[str, Any]], *,
 
 def refine(text: str, source: str | None, findings: list[dict[str, Any]], *, client: LLMClient,
            cfg: HarnessConfig, model: str | None = None) -> RoleOutcome:
-    """The construct role revising an existing blueprint to fix audit findings (same contract:
-    the whole corrected file must parse and plan cleanly)."""
+    """The construct role revising an existing blueprint to fix audit findings, under restate's
+    contract: only the nodes the findings name may change (a proof kept or reset to `sorry`),
+    every other declaration — complete proofs included — and the text between them stay
+    byte-identical, no node appears or vanishes. A partly proved file is fine."""
+    bp = parse_text(text, "<blueprint>")
+    allowed = {str(f["label"]) for f in findings if f.get("label")}
     listed = "\n".join(
         f"- {f.get('label')} ({f.get('severity')}, {f.get('kind')}): {f.get('explanation')}"
         + (f" Suggested: {f['suggested_fix']}" if f.get("suggested_fix") else "")
         for f in findings)
     user = ("Revise this blueprint so that it states exactly what the source says. Fix exactly "
-            "these audit findings, change nothing else, and answer with the whole corrected "
-            "file.\n\n## Findings\n" + listed + "\n\n## Current blueprint\n```lean\n" + text
+            "these audit findings and change only the nodes they name; keep every other "
+            "declaration byte-identical, complete proofs included, and the text between "
+            "declarations too. A changed theorem keeps its proof if it still fits, else its "
+            "proof becomes `sorry`. Answer with the whole corrected file.\n\n## Findings\n" + listed + "\n\n## Current blueprint\n```lean\n" + text
             + "\n```\n\n## Source\n" + reference(source))
 
     def validate(out: BaseModel) -> list[str]:
         assert isinstance(out, ConstructResult)
-        return blueprint_problems(out.lean)
+        return restate_problems(bp, out.lean, allowed, step="refine")
 
     # the construct role's settings (model, mode) and schema, with refine's own system prompt
     return run_role("construct", user, client=client, cfg=cfg, model=model,

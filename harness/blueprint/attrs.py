@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
+from harness.blueprint.cursor import Scanner
 from harness.blueprint.lexer import IDENT, strip_guillemets
 from harness.blueprint.model import BlueprintAttr, Decl, Span
 
-if TYPE_CHECKING:
-    from harness.blueprint.parse import _Parser
+DeclLookup = Callable[[str], "Decl | None"]  # a name as written -> this file's declaration
 
 BLUEPRINT_ENTRY = re.compile(r"blueprint\??(?![\w'])")
 _PUNCT = re.compile(r"[()\[\]{}⟨⟩,]")
@@ -66,7 +66,7 @@ def _unquote(raw: str) -> str:
         return raw[1:-1]
 
 
-def parse_blueprint(p: _Parser, start: int, end: int, attr_span: Span) -> BlueprintAttr:
+def parse_blueprint(p: Scanner, start: int, end: int, attr_span: Span) -> BlueprintAttr:
     text, masked = p.text, p.masked
     i = start + len("blueprint")
     if masked.startswith("?", i):
@@ -102,7 +102,7 @@ def parse_blueprint(p: _Parser, start: int, end: int, attr_span: Span) -> Bluepr
     return attr
 
 
-def _unknown_option(p: _Parser, at: int, name: str, label: str | None) -> None:
+def _unknown_option(p: Scanner, at: int, name: str, label: str | None) -> None:
     from harness.didyoumean import suggest
 
     best = suggest(name, OPTIONS, cutoff=0.75)
@@ -112,14 +112,14 @@ def _unknown_option(p: _Parser, at: int, name: str, label: str | None) -> None:
            + ", ".join(OPTIONS) + "): kept, not read", label)
 
 
-def _region_end(p: _Parser, i: int) -> int:
+def _region_end(p: Scanner, i: int) -> int:
     r = p.region_at.get(i)
     if r is None:
         raise p.error(i, "malformed string in `blueprint` attribute")
     return r.end
 
 
-def _assign(p: _Parser, attr: BlueprintAttr, name: str, v_start: int, v_end: int) -> None:
+def _assign(p: Scanner, attr: BlueprintAttr, name: str, v_start: int, v_end: int) -> None:
     text = p.text
     raw = text[v_start:v_end]
     if name in TEXT_FIELDS:
@@ -151,38 +151,42 @@ def _assign(p: _Parser, attr: BlueprintAttr, name: str, v_start: int, v_end: int
         setattr(attr, BOOL_FIELDS[name], raw == "true")
 
 
-def tag_command(p: _Parser, at: int, end: int) -> None:
-    """LeanArchitect nodes added after the fact: `attribute [blueprint "l" …] foo bar`."""
+def tag_command(p: Scanner, at: int, end: int, lookup: DeclLookup) -> dict[str, str]:
+    """LeanArchitect nodes added after the fact: `attribute [blueprint "l" …] foo bar`. A
+    target declared in this file (``lookup``) gets the attribute; the others are returned,
+    label -> name (declared in another module)."""
+    tagged: dict[str, str] = {}
     m = p.masked
     i = p.skip_ws(at + len("attribute"), end)
     if not m.startswith("[", i):
-        return
+        return tagged
     close = p.match_bracket(i, "attribute list `[`")
     entries = split_entries(m, i + 1, close - 1, p.text)
     blueprints = [(s, e) for s, e in entries if BLUEPRINT_ENTRY.match(m, p.skip_ws(s, e))]
     if not blueprints:
-        return
+        return tagged
     targets = [t for t in m[close:end].split() if t != "in"]
     for s, e in blueprints:
         for target in targets:
             attr = parse_blueprint(p, p.skip_ws(s, e), e, Span(at, end))
-            d = _lookup(p, strip_guillemets(target))
+            d = lookup(strip_guillemets(target))
             if d is None:
-                p.tagged[attr.label or target] = target
+                tagged[attr.label or target] = target
             elif d.blueprint is not None:
                 p.finding("duplicate-attribute", at,
                           f"`{d.name}` already has a `blueprint` attribute")
             else:
                 attr.label = attr.label or d.name or target
                 d.blueprint = attr
+    return tagged
 
 
-def _lookup(p: _Parser, name: str) -> Decl | None:
-    """The declaration of this file a name in the current namespaces refers to (latest first)."""
-    ns = list(p.scopes.current([]).namespaces)
+def find_decl(decls: Sequence[Decl], namespaces: Sequence[str], name: str) -> Decl | None:
+    """The declaration of ``decls`` a name written in ``namespaces`` refers to (latest first)."""
+    ns = list(namespaces)
     for k in range(len(ns), -1, -1):
         full = ".".join([*ns[:k], name])
-        for d in reversed(p.decls):
+        for d in reversed(decls):
             if d.name == full:
                 return d
     return None
@@ -223,7 +227,7 @@ def guess_additive(name: str) -> str:
     return ".".join([*ns, "".join(out)])
 
 
-def to_additive(p: _Parser, start: int, end: int, attr_span: Span, source: str | None
+def to_additive(p: Scanner, start: int, end: int, attr_span: Span, source: str | None
                 ) -> tuple[BlueprintAttr | None, str | None]:
     """`@[to_additive existing? name? "doc"? (attr := …, blueprint "l" …) …]`: the blueprint
     attribute it applies to both declarations, and the additive declaration's name."""

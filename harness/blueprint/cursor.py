@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from pathlib import Path
+from typing import Protocol
 
 from harness.blueprint.lexer import Region, mask_regions, regions
 from harness.blueprint.model import Finding, Pos, line_starts, pos_from_starts
@@ -20,6 +21,30 @@ _WS = re.compile(r"\s*")
 _SPACES = re.compile(r"\s+")
 _BRACKETS = re.compile(r"[\[\]()]")
 _EXIT = re.compile(r"^#exit\b", re.M)
+
+
+class Scanner(Protocol):
+    """The narrow interface the parser's helper modules (attrs, informal, labels, body) take:
+    the text in its two views, the regions, positions, the scanning primitives and the findings
+    sink. Not the parser itself: its scopes and declarations stay its own (a helper that needs
+    a declaration gets a lookup function). :class:`Source` is the one implementation."""
+
+    text: str
+    masked: str
+    starts: list[int]  # line start offsets (a `Pos` back to an offset)
+    region_at: dict[int, Region]  # comments and literals by start offset
+    doc_at: dict[int, Region]  # doc comments and module docs by start offset
+
+    def pos(self, offset: int) -> Pos: ...
+    def error(self, offset: int, message: str) -> InputError: ...
+    def finding(self, code: str, offset: int, message: str, label: str | None = None
+                ) -> None: ...
+    def warn(self, code: str, offset: int, message: str, label: str | None = None) -> None: ...
+    def skip_ws(self, i: int, end: int) -> int: ...
+    def skip_ws_text(self, i: int, end: int) -> int: ...
+    def skip_trivia(self, i: int, end: int) -> int: ...
+    def trim_end_text(self, start: int, end: int) -> int: ...
+    def match_bracket(self, i: int, what: str) -> int: ...
 
 
 class Source:

@@ -2,9 +2,10 @@
 
 Real projects have ~9 ordinary declarations per blueprint node (issue #21: 978 nodes, 8 008
 others). :func:`generate_project_with_helpers` writes :func:`genproject.generate_project`'s
-project and then moves every theorem node's uses of other nodes (`have := x.mp`) into helper
-theorems declared just before it, chained to ``per_node`` helpers, so that a node reaches the
-nodes it uses only *through* ordinary declarations — the edges LeanArchitect projects.
+project and then moves every theorem node's uses of other nodes (`have := x.mp` in a proof, the
+`sorry_using` list of an open body) into helper theorems declared just before it, chained to
+``per_node`` helpers, so that a node reaches the nodes it uses only *through* ordinary
+declarations — the edges LeanArchitect projects. Open bodies stay canonical placeholders.
 """
 
 from __future__ import annotations
@@ -35,21 +36,30 @@ def add_helpers(text: str, per_node: int) -> tuple[str, int]:
             k += 1
         helpers: list[str] = []
         kept: list[str] = []
+        placeholder = len(body) == 1 and body[0].startswith("  sorry")
+        cited = body[0].strip()[len("sorry_using ["):-1].split(", ") if placeholder \
+            and body[0].startswith("  sorry_using [") else []
+        terms = [f"{c}.mp" for c in cited]  # an open body: its `sorry_using` names them
         for step in body:
             if step.startswith("  have := "):
-                term = step[len("  have := "):]
-                helpers.append(f"theorem {name}_h{len(helpers)} : True := by\n  have := {term}\n"
-                               f"  trivial\n")
+                terms.append(step[len("  have := "):])
             else:
                 kept.append(step)
+        for term in terms:
+            helpers.append(f"theorem {name}_h{len(helpers)} : True := by\n  have := {term}\n"
+                           f"  trivial\n")
         moved = len(helpers)
         while len(helpers) < per_node:  # a chain: each helper uses the one before
             h = len(helpers)
             helpers.append(f"theorem {name}_h{h} : True := " +
                            (f"by\n  have := {name}_h{h - 1}\n  trivial\n" if h else "trivial\n"))
-        # the node uses each moved helper and the chain's end (after its shadowing `have`)
+        # the node uses each moved helper and the chain's end (after its shadowing `have`; an
+        # open body stays the gate's canonical placeholder, citing them)
         uses = [*range(moved), *([len(helpers) - 1] if len(helpers) > moved else [])]
-        kept[1:1] = [f"  have := {name}_h{x}" for x in uses]
+        if placeholder:
+            kept = ["  sorry_using [" + ", ".join(f"{name}_h{x}" for x in uses) + "]"]
+        else:
+            kept[1:1] = [f"  have := {name}_h{x}" for x in uses]
         out.extend(helpers)
         out.extend(lines[i:j + 1])
         out.extend(kept)

@@ -5,7 +5,9 @@
 a real project's layers), and a root module `Gen.lean` that only imports. Nodes use earlier
 nodes by Lean name (qualified, or through `open`), by projection (`foo.mp`), by `sorry_using`,
 by string `uses` to a label of a module *not* imported, and link to labels in prose; local
-binders reuse node names. The DAG is acyclic by construction.
+binders in proofs reuse node names. Open bodies are the gate's canonical placeholders (`by
+sorry` / `by sorry_using [..]`), so the real gate accepts the generated record as it is. The DAG
+is acyclic by construction.
 """
 
 from __future__ import annotations
@@ -67,15 +69,19 @@ def generate_project(root: Path, n_files: int = 199, nodes_per_file: int = 6, se
                 opts.append(f"(proof := /-- See \\cref{{{nodes[rng.choice(far)][-1][1]}}}. -/)")
             props = [t for t in terms if ".mp" not in t] or ["True"]
             statement = f"({' ∧ '.join(props)}) ↔ ({' ∧ '.join(props)})"
-            steps = ["have node0 : True := trivial"]  # a local shadowing the definition
-            steps += [f"have := {t.strip('()')}" for t in terms if ".mp" in t]
             thms = [u for u, t in zip(uses, terms) if ".mp" in t]
             if rng.random() < proved_fraction:
+                steps = ["have node0 : True := trivial"]  # a local shadowing the definition
+                steps += [f"have := {t.strip('()')}" for t in terms if ".mp" in t]
                 steps.append("exact Iff.rfl")
-            elif thms:
-                steps.append("sorry_using [" + ", ".join(thms) + "]")
-            else:
-                steps.append("sorry")
+            else:  # the gate's canonical placeholder (gate/forbidden.py `claims_proved`): an
+                # open body with anything else in it claims to be complete. It cites what a
+                # proof's `have := x.mp` would reach: a short name an earlier node of this
+                # module also has is read as that node (as the dependency analysis reads it)
+                local = {f.rsplit(".", 1)[1]: f for f, _, _ in mine}
+                shadowed = [local[t[:-3]] for t in terms if t.endswith(".mp") and t[:-3] in local]
+                cited = list(dict.fromkeys(thms + shadowed))
+                steps = ["sorry_using [" + ", ".join(cited) + "]" if cited else "sorry"]
             body = "by\n  " + "\n  ".join(steps)
             n_edges += len(set(uses))
             lines += [f'@[blueprint "lem:{label}"', "  " + "\n  ".join(opts) + "]",

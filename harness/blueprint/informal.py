@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from harness.blueprint.cursor import Scanner
 from harness.blueprint.model import BlueprintAttr, InformalNode, Pos, Span
-
-if TYPE_CHECKING:
-    from harness.blueprint.parse import _Parser
 
 # leanblueprint's theorem-like environments (its `thms` option) and the usual extras
 NODE_ENVS = frozenset({
@@ -91,16 +88,15 @@ def informal_nodes(text: str, start: int, end: int, pos: Callable[[int], Pos]
         i = after
 
 
-def blueprint_comment(p: _Parser, at: int, end: int) -> int:
+def blueprint_comment(p: Scanner, at: int, end: int
+                      ) -> tuple[int, list[InformalNode], set[str]]:
     """`blueprint_comment /-- … -/`: its own command (never part of the declaration before
     it); LaTeX environments with a `\\label` in it are informal nodes. Returns the end of
-    the command (of its comment)."""
+    the command (of its comment), its informal nodes and every `\\label` in it."""
     doc = p.doc_at.get(p.skip_ws_text(at + len("blueprint_comment"), end))
     if doc is None or doc.kind != "doc_comment":
         raise p.error(at, "`blueprint_comment` must be followed by a `/-- … -/` comment")
     if p.masked[doc.end:end].strip():
         raise p.error(doc.end, "unexpected text after the `blueprint_comment` comment")
     nodes, labels = informal_nodes(p.text, doc.start + 3, doc.end - 2, p.pos)
-    p.informal.extend(nodes)
-    p.prose_labels |= labels
-    return doc.end
+    return doc.end, nodes, labels

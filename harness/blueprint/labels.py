@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from harness.blueprint.cursor import Scanner
 from harness.blueprint.model import Decl
 
-if TYPE_CHECKING:
-    from harness.blueprint.parse import _Parser
 
-
-def check_labels(p: _Parser, decls: list[Decl]) -> None:
+def check_labels(p: Scanner, decls: list[Decl]) -> None:
     """Declarations sharing a label are one node (LeanArchitect README, "Multiple Lean
     declarations"; Architect/Output.lean merges them by `getLeanNamesOfLatexLabel`): each
     is a part. Parts of unrelated kinds (a definition and a theorem) are allowed, but are
@@ -24,8 +20,8 @@ def check_labels(p: _Parser, decls: list[Decl]) -> None:
             first_n = names.get(d.name)
             if first_n is not None:
                 p.finding("duplicate-name", p.starts[d.name_pos.line - 1] + d.name_pos.col,
-                             f"`{d.name}` is declared twice (first at {first_n.name_pos})",
-                             d.label)
+                          f"`{d.name}` is declared twice (first at {first_n.name_pos})",
+                          d.label)
             else:
                 names[d.name] = d
     for label, parts in by_label.items():
@@ -37,6 +33,6 @@ def check_labels(p: _Parser, decls: list[Decl]) -> None:
             first, other = parts[0], next(d for d in parts if d.kind.is_proof
                                           != parts[0].kind.is_proof)
             p.warn("label-collision", other.blueprint.span.start,  # type: ignore[union-attr]
-                      f"label `{label}` is shared by `{first.kind.value} {first.name}` and "
-                      f"`{other.kind.value} {other.name}`: one node with both as parts",
-                      label)
+                   f"label `{label}` is shared by `{first.kind.value} {first.name}` and "
+                   f"`{other.kind.value} {other.name}`: one node with both as parts",
+                   label)

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from harness.blueprint import attrs as attr_parse
 from harness.blueprint import labels
+from harness.blueprint.body import body_status, separator
 from harness.blueprint.cursor import Source
 from harness.blueprint.informal import blueprint_comment
 from harness.blueprint.lexer import IDENT, Region, strip_guillemets
 from harness.blueprint.model import (
-    Blueprint, BodyStatus, Command, CommandKind, Decl, DeclKind, InformalNode, Span, gc_paused,
+    Blueprint, Command, CommandKind, Decl, DeclKind, InformalNode, Span, gc_paused,
 )
 from harness.blueprint.scope import ScopeTracker
 
@@ -61,10 +62,6 @@ _LINE_START = re.compile(r"^(@\[|#[A-Za-z_]+|[A-Za-z_][A-Za-z_0-9]*)", re.M)
 _INDENTED = re.compile(r"^[ \t]+(@\[|[A-Za-z_][A-Za-z_0-9]*)", re.M)
 _WORD = re.compile(r"[A-Za-z_#][A-Za-z_0-9]*")
 _IN_PREFIX = re.compile(r"[^\n]*?\sin(?=\s|$)")
-_SEPARATOR = re.compile(r"[()\[\]{}⟨⟩⦃⦄]|:=|(?<![\w.'])(?:where|let|have)(?![\w'!?])|\|")
-_BODY_MARK = re.compile(r"(?<![\w.'!?])(sorry_using|sorry|admit)(?![\w'!?])")
-_OPENERS = "([{⟨⦃"
-_CLOSERS = ")]}⟩⦄"
 _SPACES = re.compile(r"\s+")
 
 def parse_text(text: str, path: str | Path | None = None, *, bom: bool = False) -> Blueprint:
@@ -73,6 +70,9 @@ def parse_text(text: str, path: str | Path | None = None, *, bom: bool = False) 
 
 
 class _Parser(Source):
+    """The commands, scopes and declarations of one file. Its helper modules (attrs, body,
+    informal, labels) see it only as a :class:`~harness.blueprint.cursor.Scanner`."""
+
     def __init__(self, text: str, path: Path | None, bom: bool) -> None:
         super().__init__(text, path, bom)
         self.scopes = ScopeTracker()
@@ -85,7 +85,6 @@ class _Parser(Source):
     def run(self) -> Blueprint:
         segments = self.segments()
         commands: list[Command] = []
-        decls: list[Decl] = []
         pending: int | None = None
         for seg_start, seg_end in segments:
             start = seg_start if pending is None else pending
@@ -97,7 +96,6 @@ class _Parser(Source):
             cmd = self.command(start, seg_end, head)
             commands.append(cmd)
             if cmd.decl is not None:
-                decls.append(cmd.decl)
                 self.decls.append(cmd.decl)
         if pending is not None:
             raise self.error(pending, "attribute, modifier or doc comment not followed by a "
@@ -110,9 +108,9 @@ class _Parser(Source):
                 header_end = c.span.end
             else:
                 break
-        labels.check_labels(self, decls)
-        bp = Blueprint(self.path, self.text, self.bom, commands, decls, Span(0, header_end),
-                       self.findings, self.starts, self.masked)
+        labels.check_labels(self, self.decls)
+        bp = Blueprint(self.path, self.text, self.bom, commands, self.decls,
+                       Span(0, header_end), self.findings, self.starts, self.masked)
         bp.tagged = self.tagged
         bp.informal = self.informal
         bp.prose_labels = self.prose_labels
@@ -239,7 +237,9 @@ class _Parser(Source):
         at = head["at"]
         span_end = self.trim_end(start, end)
         if kw == "blueprint_comment":  # the comment is the command (trim_end backs over it)
-            span_end = blueprint_comment(self, at, end)
+            span_end, nodes, prose = blueprint_comment(self, at, end)
+            self.informal.extend(nodes)
+            self.prose_labels |= prose
         span = Span(start, span_end)
         pos = self.pos(at)
         if kw == "/-!":
@@ -257,7 +257,7 @@ class _Parser(Source):
         elif kw in ("open", "variable", "variables", "universe", "universes", "set_option"):
             self.scopes.record(kw, self.clean(at, span_end))
         elif kw == "attribute":
-            attr_parse.tag_command(self, at, span_end)
+            self.tagged.update(attr_parse.tag_command(self, at, span_end, self.lookup))
         kind = KIND_OF.get(kw, CommandKind.OTHER)
         if head["attrs"] and kind not in (CommandKind.OTHER, CommandKind.SECTION):
             self.finding("misplaced-attribute", head["attrs"][0][0],
@@ -288,10 +288,10 @@ class _Parser(Source):
             else:
                 full = ".".join([*scope.namespaces, plain]) if scope.namespaces else plain
         sig_start = i
-        sep, sep_at, body_start = self.separator(kind, sig_start, end)
+        sep, sep_at, body_start = separator(self, kind, sig_start, end)
         sig_end = self.trim_end(sig_start, sep_at) if sep else end
         body_span = Span(body_start, end) if sep else Span(end, end)
-        status, sorry_using = self.body_status(kind, body_span)
+        status, sorry_using = body_status(self, kind, body_span)
         attrs_raw: list[str] = []
         blueprint = None
         aliases: tuple[str, ...] = ()
@@ -331,6 +331,10 @@ class _Parser(Source):
         )
         return Command(CommandKind.DECL, kind.value, span, decl.pos, decl)
 
+    def lookup(self, name: str) -> Decl | None:
+        """This file's declaration a name written here refers to (`attribute [blueprint] x`)."""
+        return attr_parse.find_decl(self.decls, self.scopes.current([]).namespaces, name)
+
     def proof_docs(self, body: Span) -> list[str]:
         """Doc comments before tactics inside a proof ("proof docstrings", LeanArchitect's
         `tacticDocComment` in Architect/Tactic.lean): the proof text when `proof :=` is absent."""
@@ -342,79 +346,3 @@ class _Parser(Source):
                 out.append(self.text[r.start + 3:r.end - 2].strip())
             k += 1
         return out
-
-    def separator(self, kind: DeclKind, start: int, end: int) -> tuple[str, int, int]:
-        """Find `:=`, `where` or the first `|` arm at bracket depth 0."""
-        m = self.masked
-        opened: list[int] = []  # where each open bracket is (an unbalanced one is reported)
-        binders = 0  # `let x := …` / `have h := …` in a statement own the next `:=`
-        for mm in _SEPARATOR.finditer(m, start, end):
-            tok = mm.group(0)
-            if tok in _OPENERS:
-                opened.append(mm.start())
-            elif tok in _CLOSERS:
-                if not opened:
-                    raise self.error(mm.start(), f"unbalanced `{tok}` in the signature: no "
-                                     f"`{_OPENERS[_CLOSERS.index(tok)]}` to close")
-                want = _CLOSERS[_OPENERS.index(m[opened[-1]])]
-                if tok != want:
-                    raise self.error(mm.start(), f"`{tok}` closes `{m[opened[-1]]}` (opened at "
-                                     f"{self.pos(opened[-1])}): expected `{want}`")
-                opened.pop()
-            elif not opened:
-                s = mm.start()
-                if tok in ("let", "have"):
-                    binders += 1
-                    continue
-                if tok == ":=":
-                    if binders:
-                        binders -= 1
-                        continue
-                    return ":=", s, self.skip_ws(mm.end(), end)
-                if tok == "where":
-                    return "where", s, s
-                # `|`: a match arm (`| pat => …` on its own line) or an inductive constructor
-                if m.startswith("||", s) or (s > 0 and m[s - 1] == "|"):
-                    continue
-                if kind == DeclKind.INDUCTIVE:  # constructors: `| c : T`
-                    return "|", s, s
-                line_head = m[m.rfind("\n", 0, s) + 1:s]
-                line_end = m.find("\n", s)
-                line = m[s:line_end if line_end != -1 else end]
-                if not line_head.strip() and "=>" in line:
-                    return "|", s, s
-        if opened:  # Lean stops at the same place: the declaration has no end
-            o = opened[-1]
-            raise self.error(o, f"unbalanced `{m[o]}` in the signature: it is never closed "
-                             f"(expected `{_CLOSERS[_OPENERS.index(m[o])]}`)")
-        return "", end, end
-
-    def body_status(self, kind: DeclKind, body: Span) -> tuple[BodyStatus, list[str]]:
-        text = self.masked[body.start:body.end]
-        marks = {mm.group(1): mm for mm in _BODY_MARK.finditer(text)}
-        sorry_using: list[str] = []
-        if "sorry_using" in marks:
-            mm = marks["sorry_using"]
-            j = self.skip_ws(body.start + mm.end(), body.end)
-            if self.masked.startswith("[", j):
-                k = self.match_bracket(j, "`sorry_using [` list")
-                inner = self.text[j + 1:k - 1]
-                masked_inner = self.masked[j + 1:k - 1]
-                if masked_inner != inner:
-                    self.finding("comment-in-sorry-using", j,
-                                 "comment or literal inside a `sorry_using [...]` list")
-                sorry_using = [strip_guillemets(x.strip()) for x in masked_inner.split(",")
-                               if x.strip()]
-            return BodyStatus.SORRY_USING, sorry_using
-        if "sorry" in marks:
-            return BodyStatus.SORRY, sorry_using
-        if "admit" in marks:
-            return BodyStatus.ADMIT, sorry_using
-        stripped = text.strip()
-        if kind == DeclKind.AXIOM or (kind == DeclKind.OPAQUE and not stripped):
-            return BodyStatus.NO_BODY, sorry_using
-        if kind.is_definition:
-            return BodyStatus.DEFINITION, sorry_using
-        if not stripped or stripped == "by":  # `:= by` with nothing after it
-            return BodyStatus.NO_BODY, sorry_using
-        return BodyStatus.COMPLETE, sorry_using

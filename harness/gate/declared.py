@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness.errors import CannotCertify
 from harness.fsutil import atomic_write
+from harness.gate.environment import CONFIG_FILES, import_digests, module_imports
 from harness.lean.messages import Message, parse_lean_json
 from harness.lean.run import RunResult, run
 from harness.lean.toolchain import Toolchain
@@ -162,11 +163,13 @@ def compile_audited(tc: Toolchain, workspace: Path, text: str, *, module: str, s
 
 def cached_audit(tc: Toolchain, workspace: Path, text: str, module: str, olean: Path, *,
                  mem_mb: int | None = None, timeout_s: float = AUDIT_TIMEOUT_S) -> Audit:
-    """Run the audit, remembering it by (text, module, toolchain) so the base of the next gate
-    (this head) needs no second compile; the workspace pins are part of the key too."""
+    """Run the audit, remembering it under :func:`_cache_path` (text, module, toolchain, pins,
+    the project modules it imports) so the base of the next gate (this head) needs no second
+    compile."""
     path = _cache_path(tc, workspace, text, module)
     audit = run_audit(tc, workspace, olean, module, mem_mb=mem_mb, timeout_s=timeout_s)
-    atomic_write(path, audit.model_dump_json())
+    if path is not None:
+        atomic_write(path, audit.model_dump_json())
     return audit
 
 
@@ -175,25 +178,43 @@ def audit_of_text(tc: Toolchain, workspace: Path, text: str, module: str, *,
     """The audit of ``text`` (a base revision): from the cache, else one compile. None: the
     text has Lean errors (a base that does not build cannot explain anything)."""
     path = _cache_path(tc, workspace, text, module)
-    try:
-        return Audit.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
+    if path is not None:
+        try:
+            return Audit.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
     _m, _r, audit = compile_audited(tc, workspace, text, module=module, stem="base",
                                     timeout_s=timeout_s, mem_mb=mem_mb)
     return audit
 
 
-def _cache_path(tc: Toolchain, workspace: Path, text: str, module: str) -> Path:
+def _cache_path(tc: Toolchain, workspace: Path, text: str, module: str) -> Path | None:
+    """Where the audit of ``text`` is remembered. The key is everything the compile reads: the
+    text, its module name, the toolchain, the audit program, the Lake pins and configuration
+    (packages: the manifest pins them) and the content of every project module the text
+    imports, transitively — an edited import must not bring back a stale audit. None: too
+    many modules to hash (no cache; the compile decides). A project module that cannot be read
+    is CannotCertify: an audit cannot be keyed, so none is trusted."""
+    own = workspace.joinpath(*module.split(".")).with_suffix(".lean")
+    try:
+        deps, complete = import_digests(workspace, module_imports(text), own.resolve())
+    except OSError as err:
+        raise CannotCertify(f"audit cache: cannot read the imported project module "
+                            f"`{err.filename}`: {err.strerror or err}") from None
+    if not complete:
+        return None
     h = hashlib.sha256()
     for part in (text, module, tc.lean_version or "", PROGRAM.read_text(encoding="utf-8")):
         h.update(part.encode("utf-8"))
         h.update(b"\0")
-    for pin in ("lake-manifest.json", "lean-toolchain"):
+    for pin in CONFIG_FILES:
         try:
             h.update((workspace / pin).read_bytes())
         except OSError:
             h.update(b"-")
+        h.update(b"\0")
+    for rel in sorted(deps):
+        h.update(f"{rel}\0{deps[rel]}\0".encode("utf-8"))
     d = harness_dir(workspace) / "audit"
     d.mkdir(parents=True, exist_ok=True)
     return d / f"{h.hexdigest()[:32]}.json"

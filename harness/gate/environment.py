@@ -76,9 +76,21 @@ def environment(path: str | Path | None, imports: list[str]) -> dict[str, str]:
     for name in CONFIG_FILES:
         f = ws / name
         out[name] = _sha(f) if f.is_file() else ABSENT
+    own = p.resolve() if p.exists() else None
+    digests, _complete = import_digests(ws, imports, own)
+    out.update(digests)
+    return out
+
+
+def import_digests(ws: Path, imports: list[str], own: Path | None = None
+                   ) -> tuple[dict[str, str], bool]:
+    """Relative path -> SHA-256 of every module of the workspace ``ws`` that ``imports`` reach
+    (transitively; ``own``, the importing file, and dependencies' modules excluded), and whether
+    the walk was complete (it stops after MAX_MODULES modules). An unreadable module raises
+    OSError: the caller decides how to fail closed."""
+    out: dict[str, str] = {}
     todo = list(imports)
     seen: set[str] = set()
-    own = p.resolve() if p.exists() else None
     while todo and len(seen) < MAX_MODULES:
         mod = todo.pop()
         if mod in seen:
@@ -88,10 +100,13 @@ def environment(path: str | Path | None, imports: list[str]) -> dict[str, str]:
         f = ws / rel
         if not f.is_file() or (own is not None and f.resolve() == own):
             continue  # a dependency's module (trusted) or the blueprint itself
-        data = f.read_bytes()
+        try:
+            data = f.read_bytes()
+        except OSError as err:  # name the module (a failed read() has no filename)
+            raise OSError(err.errno, err.strerror or str(err), rel) from None
         out[rel] = hashlib.sha256(data).hexdigest()
         todo += module_imports(data.decode("utf-8", errors="replace"))
-    return out
+    return out, all(m in seen for m in todo)
 
 
 def compare(locked: dict[str, str], now: dict[str, str]) -> list[str]:

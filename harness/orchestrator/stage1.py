@@ -117,7 +117,9 @@ def stage1(*, record: Record, log: EventLog, state: RunState, agents: Stage1Agen
         log.append("refine", round=rnd, ok=ref.ok, reason=ref.reason, tokens=ref.tokens,
                    cost=ref.cost)
         if ref.ok and ref.text is not None:
-            why = _commit_checked(record, check, ref.text, "refine", rnd)
+            new = ref.text  # a fenced block loses the final newline; the file keeps it
+            new += "\n" if text.endswith("\n") and not new.endswith("\n") else ""
+            why = _commit_checked(record, check, new, "refine", rnd)
             if why:
                 log.append("note", message=f"refine round {rnd} rejected: {why}")
     return Stage1Outcome(False, f"stage 1: the audit still has major findings after "
