@@ -5,8 +5,9 @@ contract.
   no forbidden construct, and leave every lemma/theorem as a `sorry`/`sorry_using` placeholder.
   Otherwise the findings go back to the model (bounded by the role's rounds / re-prompts).
 * refine: the construct role's settings with its own prompt (refine.md), given the current file
-  and the audit's blocking findings; restate's contract, with the nodes the findings name as the
-  ones that may change (a partly proved file can be refined: its other proofs stay).
+  and the audit's blocking findings; restate's contract (restate.py), with the nodes the
+  findings name as the ones that may change and new placeholder nodes allowed (a partly proved
+  file can be refined: its other proofs stay).
 * restate (stage 1's compile): the refine prompt, given Lean's errors; only the statements Lean
   rejects may change, everything else stays byte-identical (complete proofs included: a partly
   proved file can be repaired), a restated theorem keeps its proof or gets a `sorry`, no node
@@ -29,6 +30,7 @@ from pydantic import BaseModel
 from harness.agents.config import HarnessConfig
 from harness.agents.context import build_context, statement_text
 from harness.agents.contracts import statement_violations
+from harness.agents.restate import restate_problems
 from harness.agents.extract import json_payload, last_lean_block
 from harness.agents.llm import LLMClient
 from harness.agents.roles import RoleOutcome, load_prompt, run_role
@@ -125,79 +127,6 @@ def reference(source: str | None) -> str:
     return bounded_source(source) if source else NO_SOURCE
 
 
-# why a declaration may change, by step: restate (Lean's errors) or refine (audit findings)
-_REASON = {"restate": ("Lean reported no error in it", "the statements Lean rejects"),
-           "refine": ("no audit finding names it", "the nodes the audit findings name")}
-
-
-def restate_problems(old: Blueprint, lean: str, allowed: set[str], *, step: str = "restate"
-                     ) -> list[str]:
-    """The restate contract on a new text. Only the ``allowed`` declarations (the nodes Lean
-    rejected; for ``step="refine"``, the nodes the audit findings name) may change; everything else — other declarations with their proofs, and the text
-    between declarations — stays byte-identical. A restated theorem keeps its proof or has it
-    reset to a `sorry`/`sorry_using` placeholder (never a new proof: proofs go through stage
-    2's gate); a restated node keeps its label. The new text must parse, add no plan finding,
-    and its restated declarations use no forbidden construct. Unlike construct, a partly
-    proved file is fine: its complete proofs are simply kept."""
-    try:
-        new = parse_text(lean, old.path)
-    except HarnessError as err:
-        return [err.line()]
-    if [d.key for d in new.decls] != [d.key for d in old.decls]:
-        gone = sorted({d.key for d in old.decls} - {d.key for d in new.decls})
-        added = sorted({d.key for d in new.decls} - {d.key for d in old.decls})
-        return ["the declarations must stay the same, in the same order"
-                + (f"; missing: {', '.join(gone)}" if gone else "")
-                + (f"; new: {', '.join(added)}" if added else "")]
-    pairs = list(zip(old.decls, new.decls))
-    restated = [(d.label or d.key) in allowed or d.key in allowed for d, _ in pairs]
-    touched = [pair for pair, r in zip(pairs, restated) if r]
-    why, only = _REASON[step]
-    problems = [f"{d.label or d.key} changed, but {why}: change only {only}"
-                for (d, nd), r in zip(pairs, restated) if not r
-                and old.text[d.span.start:d.span.end] != new.text[nd.span.start:nd.span.end]]
-    if not problems and _outside(old, [d for d, _ in touched]) != _outside(
-            new, [nd for _, nd in touched]):
-        problems.append("text between the declarations changed (an `open`, `variable`, "
-                        "`set_option`, …): keep everything but the rejected statements "
-                        "byte-identical")
-    for d, nd in touched:
-        name = d.label or d.key
-        problems += [f"{name}: {v}" for v in
-                     statement_violations(new.text[nd.span.start:nd.span.end])]
-        if nd.label != d.label:
-            problems.append(f"{name}: keep its blueprint attribute and label")
-        if d.kind.is_proof and _body(old, d) != _body(new, nd) and nd.status not in (
-                BodyStatus.SORRY, BodyStatus.SORRY_USING):
-            problems.append(f"{name}: keep its proof as it is, or reset it to a `sorry` "
-                            f"placeholder if it no longer fits; a {step} writes no new proof")
-        if d.kind.is_definition and not nd.status.is_complete \
-                and nd.status != BodyStatus.NO_BODY:
-            problems.append(f"{name}: definition is incomplete (definitions must be complete)")
-    before = {_unplaced(f.line()) for f in analyse(old).findings}
-    problems += [f.line() for f in analyse(new).findings if _unplaced(f.line()) not in before]
-    return problems
-
-
-def _outside(bp: Blueprint, decls: list[Any]) -> list[str]:
-    """The text of ``bp`` around ``decls`` (in file order), in pieces; the file's final
-    newline aside (a fenced answer loses it; the caller puts it back)."""
-    out, at = [], 0
-    for d in decls:
-        out.append(bp.text[at:d.span.start])
-        at = d.span.end
-    return out + [bp.text[at:].rstrip("\n")]
-
-
-def _body(bp: Blueprint, d: Any) -> str:
-    return bp.text[d.body_span.start:d.body_span.end] if d.body_sep else ""
-
-
-def _unplaced(line: str) -> str:
-    """A finding without its FILE:LINE:COL (a restate moves the lines below it)."""
-    return line.split(": ", 1)[-1]
-
-
 def restate(text: str, source: str | None, findings: list[dict[str, Any]], *,
             client: LLMClient, cfg: HarnessConfig, model: str | None = None) -> RoleOutcome:
     """Stage 1's compile repair: make the statements Lean rejects elaborate, with the same
@@ -236,7 +165,8 @@ def refine(text: str, source: str | None, findings: list[dict[str, Any]], *, cli
     """The construct role revising an existing blueprint to fix audit findings, under restate's
     contract: only the nodes the findings name may change (a proof kept or reset to `sorry`),
     every other declaration — complete proofs included — and the text between them stay
-    byte-identical, no node appears or vanishes. A partly proved file is fine."""
+    byte-identical, no node vanishes; new placeholder nodes may be added (a missing result). A
+    partly proved file is fine."""
     bp = parse_text(text, "<blueprint>")
     allowed = {str(f["label"]) for f in findings if f.get("label")}
     listed = "\n".join(

@@ -157,4 +157,5 @@ def test_refine_sends_findings_and_validates(llm):
     first = srv.chat_requests[0].messages[1]["content"]
     assert "- thm:main (critical, too_weak): needs +1 Suggested: 0 ≤ sq n + 1" in first
     again = srv.chat_requests[1].messages[-1]["content"]  # the refine contract (restate's)
-    assert "the declarations must stay the same, in the same order; missing: lem:sq_pos, sq, thm:main" in again
+    assert ("the declarations must stay the same, in the same order (new placeholder nodes "
+            "may be added); missing: lem:sq_pos, sq, thm:main") in again

@@ -59,7 +59,7 @@ def test_a_partly_proved_file_is_refined_node_by_node(tmp_path) -> None:
     asked = [r.messages[-1]["content"] for r in refines]
     assert "complete proofs included" in asked[0] and "lem:zero-add (major, drift)" in asked[0]
     assert "helper_add changed, but no audit finding names it" in asked[1]
-    assert "add or remove no declaration" in refines[0].messages[0]["content"]
+    assert "remove no declaration" in refines[0].messages[0]["content"]
     evs = read_events(run_dir(ws, f) / "events.jsonl").events
     assert [a["blocking"] for a in evs if a["kind"] == "audit"] == [1, 0]
     assert not any(e["kind"] == "note" and "refine round" in e.get("message", "") for e in evs)
@@ -92,10 +92,19 @@ def test_the_refine_contract_accepts_a_partly_proved_file() -> None:
      "thm:both changed, but no audit finding names it"),
     (lambda t: t.replace("namespace C\n", "namespace C\n\nopen Nat\n"),
      "text between the declarations changed"),
-    (lambda t: t.replace('@[blueprint "thm:both"', '@[blueprint "lem:new"\n  (statement := '
-                         '/-- New. -/)]\ntheorem new_lem : True := by\n  sorry\n\n'
+    (lambda t: t.replace('@[blueprint "thm:both"', NEW_NODE.format(body="trivial")
+                         + '@[blueprint "thm:both"'),
+     "lem:new: a new node's body is a `sorry`/`sorry_using` placeholder"),
+    (lambda t: t.replace('@[blueprint "thm:both"', "theorem new_lem : True := by\n  sorry\n\n"
                          '@[blueprint "thm:both"'),
-     "the declarations must stay the same, in the same order; new: lem:new"),
+     "new_lem: a new lemma or theorem must be a blueprint node"),
+    (lambda t: t.replace('@[blueprint "thm:both"', NEW_NODE.format(body="sorry")
+                         + 'open Nat\n\n@[blueprint "thm:both"'),
+     "text between the declarations changed"),
+    (lambda t: t.replace('@[blueprint "thm:both"', NEW_NODE.format(body="sorry")).replace(
+        '@[blueprint "lem:add-zero"', '@[blueprint "lem:other"'),
+     "the declarations must stay the same, in the same order (new placeholder nodes may be "
+     "added); missing:"),
     (lambda t: t.replace('@[blueprint "lem:zero-add"', '@[blueprint "lem:zero-add-2"'),
      "the declarations must stay the same"),
     (lambda t: t.replace("0 + n = n := by", "0 + n = n + (by native_decide) := by"),
@@ -104,6 +113,24 @@ def test_the_refine_contract_accepts_a_partly_proved_file() -> None:
 def test_the_refine_contract_refuses_everything_else(edit, why) -> None:
     got = _problems(edit(FIXED))
     assert any(why in p for p in got), got
+
+
+NEW_NODE = ('@[blueprint "lem:new"\n  (statement := /-- New. -/)]\ntheorem new_lem : True := by\n'
+            '  {body}\n\n')
+
+
+def test_a_refine_may_add_a_placeholder_node_for_a_missing_result() -> None:
+    # a finding about a missing result: a new node, before its user, with a placeholder body;
+    # blank lines around it are all the other text that may change
+    for body in ("sorry", "sorry_using [add_zero_lem]"):
+        add = FIXED.replace('@[blueprint "thm:both"', NEW_NODE.format(body=body)
+                            + '\n@[blueprint "thm:both"')
+        assert _problems(add) == [], body
+    # restate (Lean's errors) still adds nothing
+    add = FIXED.replace('@[blueprint "thm:both"', NEW_NODE.format(body="sorry")
+                        + '@[blueprint "thm:both"')
+    got = restate_problems(parse_text(WEAK, "C.lean"), add, {"lem:zero-add"})
+    assert got == ["the declarations must stay the same, in the same order; new: lem:new"]
 
 
 def test_two_findings_free_two_nodes() -> None:
