@@ -31,7 +31,7 @@ def require_ray() -> None:
 def worker_spec(settings: Any, cfg: Any, workspace: Path, lake: str | None) -> Any:
     """What every worker gets: no key — only the name of the variable that must hold it."""
     from harness.agents.config import resolve_endpoint
-    from harness.orchestrator.ray_worker import WorkerSpec
+    from harness.cluster.worker import WorkerSpec
 
     endpoint = resolve_endpoint(cfg)
     data = cfg.model_dump()
@@ -46,7 +46,7 @@ def worker_spec(settings: Any, cfg: Any, workspace: Path, lake: str | None) -> A
 def make_ray_executor(settings: Any, cfg: Any, workspace: Path, lake: str | None,
                       notify: Callable[[str, dict[str, Any]], None] | None = None) -> Any:
     require_ray()
-    from harness.orchestrator.ray_executor import RayExecutor, check_capacity, connect
+    from harness.cluster.executor import RayExecutor, check_capacity, connect
 
     runtime_env = None
     if settings.ray_workspace == "runtime_env":
