@@ -1,4 +1,5 @@
-"""Choosing the Ray executor for a session, without importing Ray until it is asked for.
+"""Setting up the Ray executor for a session, without importing Ray until it is asked for (the
+choice of Ray or local threads is the run's assembly's: harness/assemble.py).
 
 ``require_ray`` is the one check `harness run` makes before anything else when ``--executor ray``
 / ``[run] executor = "ray"`` is set (ray missing: one line, exit 2). ``make_ray_executor``
