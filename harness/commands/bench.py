@@ -14,7 +14,7 @@
   (`--corpus DIR`, or a generated one of --files N files; library.premises);
 - warm: a cold `check_node` against a warm REPL per goal query (needs --lake);
 - executor: the same generated run on local threads and on Ray here, equal workers
-  (orchestrator.executor_bench; needs the `ray` extra).
+  (cluster.bench; needs the `ray` extra).
 """
 
 from __future__ import annotations
@@ -203,13 +203,13 @@ def _other(args: argparse.Namespace) -> dict:
         result = graph_layout([args.nodes] if args.nodes else [100, 1000, 5000], args.repeat,
                               project_files=167 if args.files is None else args.files)
     elif args.what == "warm":  # what a node's warm REPL saves per goal query
-        from harness.orchestrator.executor_bench import warm_lean_saving
+        from harness.cluster.bench import warm_lean_saving
 
         if not args.lake:
             raise UsageError("bench warm: give --lake PATH (a real lake, or tests/fakes/lake)")
         result = warm_lean_saving(args.lake)
     elif args.what == "executor":  # local threads vs a Ray instance here (needs the extra)
-        from harness.orchestrator.executor_bench import executor_benchmark
+        from harness.cluster.bench import executor_benchmark
 
         result = executor_benchmark(args.nodes or 40, workers=args.workers,
                                     mean_s=args.attempt_s)

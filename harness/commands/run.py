@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.agents.config import load_config
 from harness.commands._common import add_lake_arg
 from harness.errors import ExitCode, HarnessError, UsageError
 from harness.report.output import console, emit_json
@@ -62,11 +61,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.orchestrator.run import Session
-    from harness.orchestrator.services import real_services, settings_from
-    from harness.orchestrator.view import PlainView, make_view
+    import sys
 
-    from harness.orchestrator.project_session import ProjectSession
+    from harness.assemble import RunOptions, assemble
+    from harness.orchestrator.view import PlainView, make_view
 
     file: Path = args.file
     project = _is_project(file)
@@ -84,39 +82,20 @@ def run(args: argparse.Namespace) -> int:
 
         from harness.lean.sandbox import UNSAFE_ENV
         os.environ[UNSAFE_ENV] = "1"
-    cfg = load_config(args.config, workspace)
-    settings = settings_from(cfg, {"workers": args.workers, "max_rounds": args.max_rounds,
-                                   "budget": args.budget, "stage": args.stage,
-                                   "batch_size": args.batch_size,
-                                   "batch_window": args.batch_window,
-                                   "executor": args.executor, "ray_address": args.ray_address})
-    if settings.executor == "ray":  # before anything else: Ray missing is one line, exit 2
-        from harness.orchestrator.ray_setup import require_ray
-
-        require_ray()
-    import sys
-
-    from harness.preflight.require import require_ready
-
-    # before any work: a model for every role, Lean as pinned, the oleans, the endpoint answers
-    _, tc = require_ready("run", workspace, cfg.with_model(args.model), lake=args.lake,
-                          stage=settings.stage, model=args.model,
-                          source=args.source is not None or not file.exists())
-    if (file.is_file() or project) and tc is None:
+    # config, settings, Ray, preflight (exit 2 before any work), LeanArchitect's edges
+    run_ = assemble(RunOptions(
+        file, workspace, project=project, source=args.source, config=args.config,
+        lake=args.lake, model=args.model,
+        overrides={"workers": args.workers, "max_rounds": args.max_rounds,
+                   "budget": args.budget, "stage": args.stage, "batch_size": args.batch_size,
+                   "batch_window": args.batch_window, "executor": args.executor,
+                   "ray_address": args.ray_address}))
+    if (file.is_file() or project) and run_.toolchain is None:
         _plan_without_lean(file, workspace, quiet=args.json)
     view = PlainView(sys.stderr) if args.json else make_view(args.live)
-    session = (ProjectSession if project else Session)(file, settings, workspace=workspace,
-                                                        notify=view)
-    # --model names every role's model: it wins over the tiers, as over roles.<r>.model
-    session.tiers = [] if args.model else [(t.after_failures, t.model)
-                                            for t in cfg.role("prove").tiers]
-    session.source = args.source
-    if (file.is_file() or project) and tc is not None:
-        session.adjust, note = _exact_adjust(file, workspace, args.lake)
-        session.notes.append(note)
-    preflight, factory = real_services(args.lake, args.config, model=args.model, toolchain=tc)
+    session = run_.session(view)
     try:
-        result = session.run(factory, preflight)
+        result = session.run(run_.services, run_.preflight)
     except (HarnessError, KeyboardInterrupt):
         view.close()
         if args.json and session.result is not None:  # result.json was written: show it too
@@ -138,32 +117,6 @@ def run(args: argparse.Namespace) -> int:
                 out.print(f"  blocked {label}: {n.reason}")
         out.print(f"result: {session.dir / 'result.json'}  commit {result.final_commit}")
     return int(result.exit_code if result.exit_code in tuple(ExitCode) else ExitCode.FINDINGS)
-
-
-def _exact_adjust(file: Path, workspace: Path, lake: str | None):
-    """With Lean, the DAG's node-to-node edges are LeanArchitect's (`lake build
-    :blueprintJson`), edges the text infers after later edits kept too (fail closed). A failed
-    build only costs the exactness: the text-inferred DAG is used and the gate still decides."""
-    from harness.blueprint.exact import adjuster, compare
-    from harness.blueprint.project import load
-    from harness.errors import CannotCertify
-    from harness.lean.architect import exact_dependencies
-    from harness.lean.toolchain import find_lake
-
-    try:
-        exact = exact_dependencies(find_lake(lake), workspace)
-    except (CannotCertify, UsageError) as err:
-        return None, f"LeanArchitect's dependencies unavailable ({err}); using the text DAG"
-    try:
-        text = load(file, workspace)
-    except HarnessError:
-        return None, "LeanArchitect's dependencies not used: the blueprint does not parse"
-    nodes = {k for k in text.graph.nodes if text.decl(k).is_node}
-    items, _, _ = compare(text.deps, nodes, exact, only=set(text.own) & nodes)
-    note = (f"dependencies from LeanArchitect ({len(exact.nodes)} nodes); the text inference "
-            f"disagreed on {len(items)} node part(s)" + (": " + ", ".join(
-                f"{d.label} ({d.kind})" for d in items[:10]) if items else ""))
-    return adjuster(exact, nodes, baseline=text.deps), note
 
 
 def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:

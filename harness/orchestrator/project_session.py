@@ -24,8 +24,8 @@ from harness.orchestrator.events import EventLog
 from harness.orchestrator.project_run import project_files
 from harness.orchestrator.project_stage2 import FileUnit, ProjectStage2
 from harness.orchestrator.record import Record
-from harness.orchestrator.run import (INTERRUPTED, TERMINATED, RunResult, Services, Session,
-                                      _interrupted, _write_report)
+from harness.orchestrator.run import Session, _interrupted, _write_report
+from harness.orchestrator.runmodels import INTERRUPTED, TERMINATED, RunResult, Services
 from harness.orchestrator.stage2_base import Stage2Config
 from harness.orchestrator.state import RunState, atomic_write, rebuild
 from harness.workspace import harness_dir

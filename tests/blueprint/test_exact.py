@@ -157,7 +157,7 @@ def test_artifact_and_bad_json():
 
 def test_run_takes_leanarchitects_edges_when_lean_is_present(tmp_path):
     from harness.blueprint.project import load
-    from harness.commands.run import _exact_adjust
+    from harness.assemble import exact_adjust as _exact_adjust
 
     ws = workspace(tmp_path)
     adjust, note = _exact_adjust(ws / "P" / "A.lean", ws, str(FAKE_LAKE))

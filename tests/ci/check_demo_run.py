@@ -2,7 +2,7 @@
 
 Without an endpoint only the tactic portfolio proves, so at least the Demo nodes that `omega`,
 `simp` or `decide` close must come out proved. For each such node this checks, from the run's
-``result.json`` (schema: harness/orchestrator/run.py ``RunResult``/``NodeResult``):
+``result.json`` (schema: harness/orchestrator/runmodels.py ``RunResult``/``NodeResult``):
 
 * its status is ``proved`` and it names the commit that merged it;
 * that commit is on the checked-out branch (``git merge-base --is-ancestor``) and its trailers

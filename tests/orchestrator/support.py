@@ -11,7 +11,8 @@ from harness.blueprint.parse import parse_text
 from harness.orchestrator.executor import AttemptJob, AttemptResult  # noqa: F401 (re-export)
 from harness.orchestrator.batchmerge import GateOutcome
 from harness.orchestrator.record import Record
-from harness.orchestrator.run import RunSettings, Services, Session
+from harness.orchestrator.run import Session
+from harness.orchestrator.runmodels import RunSettings, Services
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fakes"

@@ -78,7 +78,8 @@ def test_clean_run_exits_0_only_after_certification(tmp_path) -> None:
 
 
 def test_without_a_certifier_the_run_cannot_exit_0(tmp_path) -> None:
-    from harness.orchestrator.run import RunSettings, Services, Session
+    from harness.orchestrator.run import Session
+    from harness.orchestrator.runmodels import RunSettings, Services
     from tests.orchestrator.support import lean_gate
 
     f = workspace(tmp_path, SIMP.replace("(7 : Nat) = 7 := by\n  sorry\n\n@[blueprint",
@@ -179,7 +180,8 @@ def test_lean_backed_is_the_latest_word_of_lean() -> None:
 def test_a_clean_certification_that_misses_a_node_cannot_exit_0(tmp_path) -> None:
     """The DAG says every node is proved and Lean's report is clean but has nothing for one
     node: that node is not proved, and the run cannot certify (exit 3)."""
-    from harness.orchestrator.run import RunSettings, Services, Session
+    from harness.orchestrator.run import Session
+    from harness.orchestrator.runmodels import RunSettings, Services
     from tests.orchestrator.support import lean_gate
 
     f = workspace(tmp_path, SIMP.replace("(7 : Nat) = 7 := by\n  sorry\n\n@[blueprint",

@@ -1,4 +1,4 @@
-"""Failures reach the next attempt: the real attempt runner (services.make_runner: tactics, then
+"""Failures reach the next attempt: the real attempt runner (attempts.make_runner: tactics, then
 the prove role over HTTP to the scripted LLM), the fake Lean, a real git record. A Lean error of
 attempt 1, and a gate rejection, both appear in the next attempt's prove request."""
 
@@ -12,8 +12,9 @@ from harness.agents.config import HarnessConfig
 from harness.agents.prover import FEEDBACK_TITLE
 from harness.lean.toolchain import find_toolchain
 from harness.orchestrator.batchmerge import GateOutcome
-from harness.orchestrator.run import RunSettings, Services, Session
-from harness.orchestrator.services import make_runner
+from harness.orchestrator.run import Session
+from harness.orchestrator.runmodels import RunSettings, Services
+from harness.orchestrator.attempts import make_runner
 from tests.orchestrator.support import FAKES, fake_certifier, lean_gate, workspace
 from tests.support.llm_server import ScriptedLLM, text
 

@@ -1,4 +1,4 @@
-"""Issue 23 end to end: the real attempt runner (services.make_runner) over HTTP to the scripted
+"""Issue 23 end to end: the real attempt runner (attempts.make_runner) over HTTP to the scripted
 LLM, the fake Lean, a real git record. Memory reaches the next prompt and survives a new run and a
 kill -9; tiers switch models; an escalated node is handed to a person; racing lets a second worker
 win."""
@@ -19,8 +19,9 @@ from harness.agents.config import HarnessConfig
 from harness.lean.toolchain import find_toolchain
 from harness.memory.summary import TITLE
 from harness.orchestrator.events import read_events
-from harness.orchestrator.run import RunSettings, Services, Session
-from harness.orchestrator.services import make_runner
+from harness.orchestrator.run import Session
+from harness.orchestrator.runmodels import RunSettings, Services
+from harness.orchestrator.attempts import make_runner
 from harness.orchestrator.state import run_dir
 from tests.orchestrator.support import (
     FAKES, PY, fake_certifier, fake_env, lean_gate, run_session, scripted_runner, workspace,

@@ -18,7 +18,8 @@ from harness.blueprint.genproject import generate_project
 from harness.orchestrator.project_run import project_work
 from harness.orchestrator.project_session import ProjectSession
 from harness.orchestrator.record import Record
-from harness.orchestrator.run import RunSettings, Services, Session
+from harness.orchestrator.run import Session
+from harness.orchestrator.runmodels import RunSettings, Services
 from harness.orchestrator.state import run_dir
 from tests.orchestrator.support import (ROOT, fake_certifier, fake_env, lean_gate,
                                         scripted_runner)

@@ -16,7 +16,7 @@ from harness.lean.toolchain import find_toolchain
 from harness.orchestrator.events import read_events
 from harness.orchestrator.batchmerge import GateOutcome
 from harness.orchestrator.run import RunSettings, Services, Session
-from harness.orchestrator.services import make_runner
+from harness.orchestrator.attempts import make_runner
 from tests.orchestrator.support import FAKES, fake_certifier, lean_gate, workspace
 from tests.orchestrator.test_feedback import ONE  # one node, n + 0 = n
 from tests.support.llm_server import RecordedRequest, ScriptedLLM, text

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from harness.orchestrator.executor import AttemptJob, AttemptResult
-from harness.orchestrator.ray_worker import WorkerSpec, node_problem
+from harness.cluster.worker import WorkerSpec, node_problem
 from tests.orchestrator.support import FAKES, ROOT, fake_env, run_session, workspace
 
 
@@ -77,7 +77,7 @@ def test_orphaned_lean_of_a_dead_worker_is_reaped() -> None:
     any process whose owner (HARNESS_ATTEMPT_OWNER) is gone — and leaves live owners alone."""
     import os
 
-    from harness.orchestrator.ray_worker import reap_orphans
+    from harness.cluster.worker import reap_orphans
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()

@@ -275,7 +275,8 @@ class JsonWireExecutor:
 
 
 def test_executor_seam_with_serialised_jobs(tmp_path) -> None:
-    from harness.orchestrator.run import RunSettings, Services, Session
+    from harness.orchestrator.run import Session
+    from harness.orchestrator.runmodels import RunSettings, Services
     from tests.orchestrator.support import lean_gate
 
     f = workspace(tmp_path)

@@ -76,7 +76,8 @@ def test_repair_step_restates_and_audits_a_broken_upstream_statement(tmp_path) -
     from harness.agents.llm import LLMClient
     from harness.lean.toolchain import find_toolchain
     from harness.orchestrator.record import Record
-    from harness.orchestrator.run import RunSettings, Session
+    from harness.orchestrator.run import Session
+    from harness.orchestrator.runmodels import RunSettings
     from harness.orchestrator.breakage import make_record_repair
     from harness.orchestrator.services import LLMStage1, make_check, make_diagnose
     from tests.orchestrator.support import FAKES

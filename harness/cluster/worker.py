@@ -33,7 +33,7 @@ class WorkerSpec(BaseModel):
     lean_memory_gb: float = 8.0
     workspace_mode: Literal["shared", "runtime_env"] = "shared"
     # "module:function" taking (spec, pool) -> Runner; the real one by default (tests name theirs)
-    factory: str = "harness.orchestrator.ray_worker:real_runner"
+    factory: str = "harness.cluster.worker:real_runner"
     needs_lean: bool = True  # False only for synthetic runners (the executor benchmark)
 
     def digest(self) -> str:
@@ -118,13 +118,13 @@ def runner_for(spec: WorkerSpec, pool: Any | None = None) -> Runner:
 
 
 def real_runner(spec: WorkerSpec, pool: Any | None) -> Runner:
-    """services.make_runner on this worker: the key from this process's environment, each
+    """attempts.make_runner on this worker: the key from this process's environment, each
     attempt with its own ledger capped at the job's ``budget_usd`` (the run's budget is kept by
     the head, which bounds what is in flight)."""
     from harness.agents.config import Budgets, HarnessConfig
     from harness.agents.llm import Ledger
     from harness.lean.toolchain import find_toolchain
-    from harness.orchestrator.services import make_runner
+    from harness.orchestrator.attempts import make_runner
 
     cfg = HarnessConfig.model_validate(spec.config)
     ws = worker_workspace(spec)

@@ -1,4 +1,5 @@
-"""Choosing the Ray executor for a session, without importing Ray until it is asked for.
+"""Setting up the Ray executor for a session, without importing Ray until it is asked for (the
+choice of Ray or local threads is the run's assembly's: harness/assemble.py).
 
 ``require_ray`` is the one check `harness run` makes before anything else when ``--executor ray``
 / ``[run] executor = "ray"`` is set (ray missing: one line, exit 2). ``make_ray_executor``
@@ -31,7 +32,7 @@ def require_ray() -> None:
 def worker_spec(settings: Any, cfg: Any, workspace: Path, lake: str | None) -> Any:
     """What every worker gets: no key — only the name of the variable that must hold it."""
     from harness.agents.config import resolve_endpoint
-    from harness.orchestrator.ray_worker import WorkerSpec
+    from harness.cluster.worker import WorkerSpec
 
     endpoint = resolve_endpoint(cfg)
     data = cfg.model_dump()
@@ -46,7 +47,7 @@ def worker_spec(settings: Any, cfg: Any, workspace: Path, lake: str | None) -> A
 def make_ray_executor(settings: Any, cfg: Any, workspace: Path, lake: str | None,
                       notify: Callable[[str, dict[str, Any]], None] | None = None) -> Any:
     require_ray()
-    from harness.orchestrator.ray_executor import RayExecutor, check_capacity, connect
+    from harness.cluster.executor import RayExecutor, check_capacity, connect
 
     runtime_env = None
     if settings.ray_workspace == "runtime_env":

@@ -6,7 +6,7 @@ no secrets) and sends back an :class:`AttemptResult` with its cost and where it 
 
 - Each attempt is one task needing one CPU and ``lean_memory_gb`` of Ray's ``memory`` resource,
   so Ray never places more Lean processes on a node than fit.
-- One :class:`~harness.orchestrator.ray_node.NodeService` actor per node (created by the head for every live node, also for
+- One :class:`~harness.cluster.node.NodeService` actor per node (created by the head for every live node, also for
   nodes that join later) checks the node once — workspace, Lake packages, toolchain, the key's
   variable — and keeps a warm REPL with the blueprint's header elaborated; the attempts placed
   on that node use it for their goal queries (advisory; certification stays a full compile).
@@ -28,8 +28,8 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from harness.errors import UsageError
 from harness.orchestrator.executor import AttemptJob, AttemptResult, safe_run
-from harness.orchestrator.ray_node import NAMESPACE, NodeService, RemotePool, service_name
-from harness.orchestrator.ray_worker import GIB, WorkerSpec, node_problem, runner_for
+from harness.cluster.node import NAMESPACE, NodeService, RemotePool, service_name
+from harness.cluster.worker import GIB, WorkerSpec, node_problem, runner_for
 
 MAX_LOST = 3  # re-dispatches of one attempt after worker/node deaths, then it fails
 LOAD_EVERY_S = 2.0  # how often the head asks the nodes for their load (and finds new nodes)

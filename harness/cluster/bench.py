@@ -22,7 +22,8 @@ from harness.blueprint.generate import generate_blueprint
 from harness.orchestrator.executor import AttemptJob, AttemptResult, LocalExecutor, Runner
 from harness.orchestrator.batchmerge import GateOutcome
 from harness.orchestrator.record import Record
-from harness.orchestrator.run import RunSettings, Services, Session
+from harness.orchestrator.run import Session
+from harness.orchestrator.runmodels import RunSettings, Services
 
 
 def duration(node: str, mean_s: float) -> float:
@@ -114,13 +115,13 @@ def _one_run(make: Any, n_nodes: int, workers: int, seed: int) -> dict[str, Any]
 
 def executor_benchmark(n_nodes: int = 60, workers: int = 2, mean_s: float = 0.2,
                        seed: int = 0) -> dict[str, Any]:
-    from harness.orchestrator.ray_setup import require_ray
+    from harness.cluster.setup import require_ray
 
     require_ray()
     import ray
 
-    from harness.orchestrator.ray_executor import RayExecutor, connect
-    from harness.orchestrator.ray_worker import WorkerSpec
+    from harness.cluster.executor import RayExecutor, connect
+    from harness.cluster.worker import WorkerSpec
 
     local = _one_run(lambda runner, n: LocalExecutor(sleep_runner(mean_s=mean_s), n),
                      n_nodes, workers, seed)
@@ -132,7 +133,7 @@ def executor_benchmark(n_nodes: int = 60, workers: int = 2, mean_s: float = 0.2,
             (Path(tmp) / "lakefile.lean").write_text("package bench\n")
             spec = WorkerSpec(workspace=tmp, lean_memory_gb=0.05, config={"bench_mean_s": mean_s},
                               needs_lean=False,
-                              factory="harness.orchestrator.executor_bench:sleep_runner")
+                              factory="harness.cluster.bench:sleep_runner")
 
             def make_ray() -> Any:  # made before the clock starts, like a session's
                 ex = RayExecutor(spec, started=False)  # preflight does (nodes checked)

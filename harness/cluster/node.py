@@ -1,6 +1,6 @@
 """Per Ray node: the service actor the attempts placed there share, and its REPL proxy.
 
-:class:`NodeService` checks its node once (:func:`harness.orchestrator.ray_worker.node_problem`),
+:class:`NodeService` checks its node once (:func:`harness.cluster.worker.node_problem`),
 keeps a warm REPL pool (the blueprint's header elaborated once), records what runs on the node
 for the head's live view, and reaps the Lean processes of workers that died.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import ray
 
-from harness.orchestrator.ray_worker import (
+from harness.cluster.worker import (
     WorkerSpec, node_problem, pid_alive, reap_orphans,
 )
 
@@ -42,7 +42,7 @@ class NodeService:
         if self.pool is None:
             from harness.lean.pool import ReplPool
             from harness.lean.toolchain import find_toolchain
-            from harness.orchestrator.ray_worker import worker_workspace
+            from harness.cluster.worker import worker_workspace
 
             ws = worker_workspace(self.spec)
             mb = int(self.spec.lean_memory_gb * 1024)
