@@ -77,7 +77,7 @@ class RunAssembly:
         if session.settings.executor == "ray":  # connect and check the nodes before any work
             from harness.cluster.setup import make_ray_executor
 
-            self._found["executor"] = make_ray_executor(session.settings, self.config,
+            self._found["executor"] = make_ray_executor(session.settings, self.cfg,
                                                         session.workspace, lake, session.notify)
 
     def services(self, session: Session, record: Record) -> Services:

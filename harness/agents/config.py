@@ -183,6 +183,19 @@ class HarnessConfig(BaseModel):
         out._override, out._env_model = model, self._env_model
         return out
 
+    def model_overrides(self) -> tuple[str | None, tuple[str, str] | None]:
+        """(--model, (variable, model) from the environment): what a dump leaves out, for a
+        process that rebuilds this config elsewhere (a Ray worker, see :meth:`with_overrides`)."""
+        return self._override, self._env_model
+
+    def with_overrides(self, model: str | None, env_model: tuple[str, str] | list[str] | None
+                       ) -> HarnessConfig:
+        """This config with :meth:`model_overrides`'s values put back."""
+        out = self.model_copy(deep=True)
+        out._override = model
+        out._env_model = tuple(env_model) if env_model else None  # type: ignore[assignment]
+        return out
+
     def read_env(self, env: Mapping[str, str] | None = None) -> HarnessConfig:
         """Take the default model from HARNESS_MODEL / OPENAI_MODEL (first set one wins)."""
         env = os.environ if env is None else env

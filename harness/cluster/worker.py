@@ -29,6 +29,10 @@ class WorkerSpec(BaseModel):
     workspace: str  # on a shared filesystem: the same path on every node
     lake: str | None = None
     config: dict[str, Any] = Field(default_factory=dict)  # HarnessConfig.model_dump()
+    # what the dump leaves out: `--model`, and the head's HARNESS_MODEL/OPENAI_MODEL (variable,
+    # value) — a worker's own environment may differ
+    model: str | None = None
+    env_model: tuple[str, str] | None = None
     key_env: str | None = None  # the variable a worker must have (None: no key needed)
     lean_memory_gb: float = 8.0
     workspace_mode: Literal["shared", "runtime_env"] = "shared"
@@ -126,7 +130,7 @@ def real_runner(spec: WorkerSpec, pool: Any | None) -> Runner:
     from harness.lean.toolchain import find_toolchain
     from harness.orchestrator.attempts import make_runner
 
-    cfg = HarnessConfig.model_validate(spec.config)
+    cfg = HarnessConfig.model_validate(spec.config).with_overrides(spec.model, spec.env_model)
     ws = worker_workspace(spec)
     tc = find_toolchain(ws, spec.lake)
     run, client = make_runner(cfg, tc, budget_left=None, pool=pool)

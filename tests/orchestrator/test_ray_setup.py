@@ -119,3 +119,21 @@ def test_live_view_shows_cluster_nodes_and_lost_attempts() -> None:
     plain = io.StringIO()
     PlainView(plain)("lost", {"aid": "y#2", "reason": "NodeDiedError: x"})
     assert "lost y#2" in plain.getvalue() and "re-dispatched" in plain.getvalue()
+
+
+def test_a_worker_rebuilds_the_heads_model_choice(tmp_path) -> None:
+    """`--model` and the head's HARNESS_MODEL are not in the config's dump; the worker spec
+    carries them, so a Ray worker's roles use the model the head would."""
+    from harness.agents.config import HarnessConfig
+    from harness.cluster.setup import worker_spec
+    from harness.cluster.worker import WorkerSpec
+    from harness.orchestrator.runmodels import RunSettings
+
+    cfg = HarnessConfig().read_env({"HARNESS_MODEL": "env-model"})
+    for head, want in ((cfg, "env-model"), (cfg.with_model("flag-model"), "flag-model")):
+        spec = worker_spec(RunSettings(), head, tmp_path, None)
+        again = WorkerSpec.model_validate_json(spec.model_dump_json())  # as Ray ships it
+        rebuilt = HarnessConfig.model_validate(again.config).with_overrides(
+            again.model, again.env_model)
+        assert rebuilt.role("prove").model == want == head.role("prove").model
+    assert HarnessConfig.model_validate(spec.config).role("prove").model is None  # the old loss
