@@ -70,6 +70,13 @@ class Record:
         self.bom = False
         self.index = IndexCache(self.file)
 
+    def close(self) -> None:
+        """End gitpython's `cat-file` helpers now, not when the garbage collector finds the
+        repository (a project run holds a record per file: two processes each). A later read
+        starts them again."""
+        with self._lock:
+            self.repo.close()
+
     # ---- reading ------------------------------------------------------------------------------
     @property
     def branch(self) -> str:

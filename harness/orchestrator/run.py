@@ -236,6 +236,8 @@ class Session:
                     _write_report(self.dir)
             finally:
                 log.close()
+                if record is not None:
+                    record.close()
                 self.lock.release()
                 procs.unshield()
 

@@ -1,0 +1,56 @@
+"""A finished session leaves no git helper process behind (gitpython's `cat-file --batch`
+pair), without waiting for the garbage collector: real git, the fake Lean."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.orchestrator.record import Record
+from harness.orchestrator.run import Session
+from harness.orchestrator.runmodels import RunSettings, Services
+from tests.orchestrator.support import (fake_certifier, lean_gate, scripted_runner,
+                                        workspace)
+from tests.orchestrator.test_feedback import ONE
+
+
+def _git_children() -> list[str]:
+    me, out = str(os.getpid()), []
+    for d in Path("/proc").iterdir():
+        try:
+            stat = (d / "stat").read_text()
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if d.name.isdigit() and len(fields) > 2 and fields[1] == me and fields[0] != "Z" \
+                and "cat-file" in cmd:
+            out.append(cmd)
+    return out
+
+
+def test_a_finished_session_ends_its_git_helpers(tmp_path) -> None:
+    f = workspace(tmp_path, ONE)
+    before = _git_children()
+    held: list[Record] = []  # as a caller's services may hold it after the run
+
+    def factory(session: Session, record: Record) -> Services:
+        held.append(record)
+        return Services(runner=scripted_runner(lambda job: "by\n  omega"),
+                        make_gate=lambda: lean_gate(record), certifier=fake_certifier(record))
+
+    res = Session(f, RunSettings(stage="2", batch_window=0.05)).run(factory)
+    assert res.counts["proved"] == 1 and held
+    assert _git_children() == before
+
+
+def test_a_closed_record_reads_again(tmp_path) -> None:
+    f = workspace(tmp_path, ONE)
+    rec = Record(f.parent.parent, f)
+    rec.ensure_committed("start\n")
+    text = rec.text_at()
+    assert _git_children()  # the read started the helpers
+    rec.close()
+    assert _git_children() == []
+    assert rec.text_at() == text
+    rec.close()
