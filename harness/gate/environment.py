@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from harness.blueprint.model import Blueprint
+from harness.errors import CannotCertify
 from harness.gate.tokens import lex
 from harness.workspace import find_workspace
 
@@ -77,7 +78,11 @@ def environment(path: str | Path | None, imports: list[str]) -> dict[str, str]:
         f = ws / name
         out[name] = _sha(f) if f.is_file() else ABSENT
     own = p.resolve() if p.exists() else None
-    digests, _complete = import_digests(ws, imports, own)
+    try:
+        digests, _complete = import_digests(ws, imports, own)
+    except OSError as err:  # fail closed: what the blueprint imports cannot be pinned
+        raise CannotCertify(f"{err.filename or ws}: cannot read an imported module "
+                            f"({err.strerror or err})") from None
     out.update(digests)
     return out
 

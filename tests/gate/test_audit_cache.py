@@ -90,3 +90,26 @@ def test_an_unreadable_import_cannot_certify(fake_tc: Toolchain, ws: Path,
     assert "cannot read the imported project module" in (r.lean_detail or "")
     assert "Gate/Deep.lean" in (r.lean_detail or "")
     assert len(audits(tmp_path)) == n, "no audit is run or read without a key"
+
+
+def test_lock_and_verify_say_so_in_one_line_when_an_import_cannot_be_read(ws: Path) -> None:
+    """The lock pins the imported modules too: `harness lock` and `harness verify` on a
+    blueprint whose import cannot be read end with exit 3 and one line naming it, never a
+    traceback (Lean is not needed to find out)."""
+    from tests.gate.test_cli import harness
+
+    (ws / "Base.lean").write_text(TEXT, encoding="utf-8")
+    made = harness("lock", "Base.lean", "-o", "base.lock.json", cwd=ws)
+    assert made.returncode == 0, made.stderr
+    _unreadable(ws / "Gate" / "Deep.lean")
+    try:
+        lock = harness("lock", "Base.lean", "-o", "again.lock.json", cwd=ws)
+        verify_out = harness("verify", "Base.lean", "--lock", "base.lock.json",
+                             "--static-only", cwd=ws)
+    finally:
+        (ws / "Gate" / "Deep.lean").unlink()
+    for out in (lock, verify_out):
+        assert out.returncode == 3, out.stderr
+        assert "Traceback" not in out.stderr
+        assert "Gate/Deep.lean: cannot read an imported module" in out.stderr
+    assert not (ws / "again.lock.json").exists()
