@@ -23,6 +23,7 @@ from harness.library.store import Progress, build_index, index_path
 
 log = logging.getLogger(__name__)
 NS_CANDIDATES = 80
+FTS_WEIGHTS = (3.0, 1.0, 0.7)  # the ranker's candidates and k-NN neighbours: name, sig, doc
 POSTINGS_CACHE = 64 << 20  # bytes of decoded posting lists a reader keeps
 
 
@@ -82,6 +83,8 @@ class LibraryIndex(Retrieval):
         self._sc = None
         self._refs = None  # per row id: signatures referring to it (refs.py), read once
         self._file_of = None  # row id -> file id (numpy), read on the first `visible` query
+        self._use = None  # the proof-usage table (usage.py), read on first need
+        self._voters = None  # per row id: has a proof that may vote (k-NN)
         self._vis_key: object = None
         self._vis_mask = None
         # term -> its decoded posting list, (term, weights) -> its score shares (FIFO-bounded)
@@ -143,8 +146,8 @@ class LibraryIndex(Retrieval):
     def search(self, text: str, k: int = 10, kind: str | None = None,
                ctx: QueryContext | None = None) -> list[Hit]:
         q = parse_query(text, ctx)
-        cands = self._fts(self._informative(q.words), CANDIDATES, kind, weights=(3.0, 1.0, 0.7),
-                          ctx=q.ctx)
+        words = self._informative(q.words)
+        cands = self._fts(words, CANDIDATES, kind, weights=FTS_WEIGHTS, ctx=q.ctx)
         seen = {c["id"] for c in cands}
         named = set()
         spaces: list[str] = []
@@ -173,12 +176,40 @@ class LibraryIndex(Retrieval):
             extra(self._all(f"SELECT {_COLS} FROM decls WHERE module = ? AND line < ? "
                             "ORDER BY line DESC LIMIT ?",
                             (q.ctx.module, q.ctx.line or 1 << 30, NS_CANDIDATES)))
+        bonus = self._usage_bonus(q, words, extra)
         cands = [c for c in cands if self._accessible(c, q.ctx)]
         if not cands:
             return []
         scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
-                        named, self._refs_array())
+                        named, self._refs_array(), bonus, self._usage())
         return [to_hit(c, s) for s, c in scored[:k]]
+
+    def _usage_bonus(self, q: Query, words: list[str], extra) -> dict[int, float]:
+        """Row id -> score from the proof-usage table: the k-NN votes (theorems nearest the
+        query vote for what their proofs used) and, for a blueprint node, its dependencies
+        and what their proofs use. Voted rows not yet candidates join them (via ``extra``)."""
+        from harness.library import rank
+
+        out: dict[int, float] = {}
+        if rank.W_KNN and rank.KNN_K and len(q.words) >= rank.KNN_MIN_WORDS:
+            got = self.votes(self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS))
+            top = sorted(got.items(), key=lambda t: (-t[1], t[0]))[:rank.KNN_CANDIDATES]
+            best = top[0][1] if top else 1.0
+            for i, v in top:
+                out[i] = rank.W_KNN * v / best
+        if q.ctx.near and rank.W_BLUEPRINT:
+            deps = [r["id"] for n in q.ctx.near
+                    for r in self.resolve(n, q.ctx.namespace, q.ctx.opens)]
+            for i in deps:
+                for u in self._usage().of(i).tolist():
+                    out[u] = out.get(u, 0.0) + 0.5 * rank.W_BLUEPRINT
+            for i in deps:
+                out[i] = out.get(i, 0.0) + rank.W_BLUEPRINT
+        if out:
+            ids = sorted(out)
+            extra(self._all(f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(ids))})",
+                            ids))
+        return out
 
     @staticmethod
     def _accessible(c: dict, ctx: QueryContext) -> bool:

@@ -47,6 +47,12 @@ class Retrieval:
     _post_size: dict
     _post_bytes: int
     cache_bytes: int
+    _use: object
+    _refs: object
+    _file_of: object
+    _vis_key: object
+    _vis_mask: object
+    _voters: object
 
     def _fetch(self, sql: str, args, one: bool = False):  # LibraryIndex
         raise NotImplementedError
@@ -166,4 +172,64 @@ class Retrieval:
             dfs = self._word_df(toks)
             for key in (i, i.rsplit(".", 1)[-1]):
                 out[key] = min((dfs[t] for t in name_tokens(key)), default=1) or 1
+        return out
+
+    # ---- the proof-usage table (usage.py): k-NN votes and usage centrality
+    def _usage(self):
+        if self._use is None:
+            from harness.library.usage import Usage
+
+            self._use = Usage(self.rows)
+        return self._use
+
+    def _voter_mask(self):
+        """Per row id (the scorer's length): rows whose proof uses something."""
+        import numpy as np
+
+        n = len(self._scorer().lens)
+        if self._voters is None or len(self._voters) != n:
+            hp = self._usage().has_proof()
+            out = np.zeros(n, dtype=bool)
+            out[:min(n, len(hp))] = hp[:n]
+            self._voters = out
+        return self._voters
+
+    def neighbours(self, words: list[str], ctx: QueryContext, k: int,
+                   weights: tuple[float, float, float]) -> list[tuple[int, float]]:
+        """(row id, similarity in (0, 1]) of the ``k`` declarations with a proof whose text is
+        nearest ``words`` (BM25) and whose proof may vote from ``ctx``: never one named in
+        ``ctx.exclude`` (the query's own theorem); from a place, only proofs visible there
+        (imported modules with ``ctx.visible``, and the place's own module above its line)."""
+        if not words:
+            return []
+        mask = self._voter_mask()
+        if ctx.visible is not None:
+            mask = mask & self._visible_mask(ctx)
+        top = self._scorer().top_of([self._contrib(w, weights) for w in words],
+                                    2 * k + len(ctx.exclude), mask)
+        if not top:
+            return []
+        info = {i: (name, module, line) for i, name, module, line in self._all(
+            f"SELECT id, name, module, line FROM decls WHERE id IN ({','.join('?' * len(top))})",
+            [i for i, _ in top])}
+        out: list[tuple[int, float]] = []
+        for i, s in top:
+            got = info.get(i)
+            if got is None or got[0] in ctx.exclude:
+                continue
+            if ctx.module and got[1] == ctx.module and (ctx.line is None or got[2] >= ctx.line):
+                continue  # not yet elaborated at the place (Lean reads a file top to bottom)
+            out.append((i, -s))
+            if len(out) == k:
+                break
+        best = out[0][1] if out else 1.0
+        return [(i, s / best) for i, s in out]
+
+    def votes(self, neighbours: list[tuple[int, float]]) -> dict[int, float]:
+        """Row id -> the summed similarity of the neighbours whose proofs use it."""
+        use = self._usage()
+        out: dict[int, float] = {}
+        for i, sim in neighbours:
+            for u in use.of(i).tolist():
+                out[u] = out.get(u, 0.0) + sim
         return out
