@@ -191,7 +191,7 @@ class LibraryIndex(Retrieval):
         from harness.library import rank
 
         out: dict[int, float] = {}
-        if rank.W_KNN and rank.KNN_K and len(q.words) >= rank.KNN_MIN_WORDS:
+        if rank.W_KNN and rank.KNN_K and rank.statement_like(q):
             got = self.votes(self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS))
             top = sorted(got.items(), key=lambda t: (-t[1], t[0]))[:rank.KNN_CANDIDATES]
             best = top[0][1] if top else 1.0

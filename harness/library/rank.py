@@ -23,19 +23,19 @@ from harness.library.names import STOPWORDS, identifiers, last, name_tokens, tex
 
 CANDIDATES = 120
 W_BM25, W_NAME, W_CONST, W_NS, W_MODULE, W_NAMED = 1.0, 1.2, 1.6, 0.6, 0.8, 1.5
-W_REFS, REFS_SCALE = 1.0, 200.0  # centrality: log(1 + signatures referring to it), full
+W_REFS, REFS_SCALE = 0.0, 200.0  # centrality: log(1 + signatures referring to it), full
 # weight from REFS_SCALE referring signatures on (a fixed scale: in a tiny index one reference
 # must not count as much as the most-used constant of Mathlib)
 W_RECENT, RECENT_TAU = 2.0, 1.0  # recency: W_RECENT / (1 + r / RECENT_TAU), r = 0 just above
 # k-NN (MaSh-style): the KNN_K theorems nearest the query by statement vote, weighted by
 # similarity, for the rows their proofs use; the KNN_CANDIDATES most voted join the candidates.
-# Only for a statement-sized query: a few words name what is wanted (`sub-Gaussian tail bound`),
-# and the lemmas its neighbours' proofs share (`le_refl`) are not it
-W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 1.5, 20, 40, 5
+# Only for a statement (statement_like): a few keywords name what is wanted (`sub-Gaussian tail
+# bound`), and the lemmas its neighbours' proofs share (`le_refl`) are not it
+W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 2.5, 20, 40, 5
 W_BLUEPRINT = 1.0  # a node's blueprint dependencies (`uses`); half that for what their proofs use
 # usage centrality (usage.py): log(1 + proofs using it), full weight from USED_SCALE proofs on;
 # PageRank over "proof uses" edges, full weight at RANK_SCALE times the mean row
-W_USED, USED_SCALE, W_PAGERANK, RANK_SCALE = 0.0, 50.0, 0.0, 50.0
+W_USED, USED_SCALE, W_PAGERANK, RANK_SCALE = 2.0, 50.0, 0.0, 50.0
 
 
 @dataclass
@@ -171,6 +171,12 @@ def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[
         scored.append((s, c))
     scored.sort(key=lambda t: (-t[0], t[1]["name"]))
     return scored
+
+
+def statement_like(q: Query) -> bool:
+    """A query that states something to prove (a type ascription, or many words), not a few
+    keywords naming a declaration."""
+    return " : " in q.text or len(q.words) >= KNN_MIN_WORDS
 
 
 def centrality(row: int, usage) -> float:

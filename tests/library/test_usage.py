@@ -58,11 +58,11 @@ OTHER = """\
 namespace Corp
 
 theorem spline_gauge_elsewhere (s t : Spline) : gauge s ≤ gauge t := by
-  exact elsewhere_helper_ww s t
-
-theorem elsewhere_helper_ww (s t : Spline) : Zed := sorry
+  exact Aux.elsewhere_helper_ww
 
 end Corp
+
+theorem Aux.elsewhere_helper_ww : Zed := sorry
 """
 
 
@@ -174,7 +174,7 @@ def test_proofs_invisible_from_a_place_never_vote(corpus: Path):
                        "Corp.spline_gauge_mono"):
             assert ids[hidden] not in near
         hits = _names(ix, query, ctx)
-        assert not {"Corp.later_only_helper", "Corp.elsewhere_helper_ww",
+        assert not {"Corp.later_only_helper", "Aux.elsewhere_helper_ww",
                     "Corp.hidden_helper_qq"} & set(hits)
         # below every theorem of the file and importing Corp.Other: they vote
         ctx = QueryContext(namespace="Corp", module="Corp.Secret", line=99,
@@ -199,5 +199,45 @@ def test_usage_centrality_counts_proofs(corpus: Path):
         # PageRank: the most used lemma ranks above one used once, and that above an unused one
         assert use.rank[ids["Corp.obscure_quux_zz"]] > use.rank[ids["Corp.later_only_helper"]] \
             > use.rank[ids["Corp.widget_frob_bound_left"]]
+    finally:
+        ix.close()
+
+
+NODE = """\
+import Corp.Basic
+import Corp.Other
+
+namespace Corp
+
+@[blueprint "thm:spline-node"
+  (statement := /-- The gauge of one spline is below another's, plus one. -/)
+  (uses := [spline_gauge_elsewhere])]
+theorem spline_node (s t : Spline) : gauge s ≤ gauge t + 1 := sorry
+
+end Corp
+"""
+
+
+def test_blueprint_dependencies_and_what_their_proofs_use_rank_higher(corpus: Path,
+                                                                      monkeypatch):
+    from harness.blueprint.source import parse_file
+    from harness.library.where import blueprint_deps, node_context
+
+    _write(corpus, "Corp/Node.lean", NODE)
+    ix = _open(corpus)
+    try:
+        bp = parse_file(corpus / "Corp/Node.lean")
+        node = bp.node("thm:spline-node")
+        assert blueprint_deps(bp, node) == ("spline_gauge_elsewhere",)
+        w = node_context(ix.rows, corpus, bp, node)
+        assert w.ctx.near == ("spline_gauge_elsewhere",) and w.ctx.module == "Corp.Node"
+        monkeypatch.setattr(rank, "W_KNN", 0.0)  # proximity alone
+        got = _names(ix, w.query, w.ctx)
+        assert got[0] == "Corp.spline_gauge_elsewhere"
+        # named by no word of the node: found because the dependency's proof uses it
+        assert "Aux.elsewhere_helper_ww" in got
+        monkeypatch.setattr(rank, "W_BLUEPRINT", 0.0)
+        got = _names(ix, w.query, w.ctx)
+        assert "Aux.elsewhere_helper_ww" not in got
     finally:
         ix.close()
