@@ -31,7 +31,7 @@ W_RECENT, RECENT_TAU = 2.0, 1.0  # recency: W_RECENT / (1 + r / RECENT_TAU), r =
 # similarity, for the rows their proofs use; the KNN_CANDIDATES most voted join the candidates.
 # Only for a statement (statement_like): a few keywords name what is wanted (`sub-Gaussian tail
 # bound`), and the lemmas its neighbours' proofs share (`le_refl`) are not it
-W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 2.5, 20, 40, 5
+W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 2.0, 20, 40, 5
 W_BLUEPRINT = 1.0  # a node's blueprint dependencies (`uses`); half that for what their proofs use
 # usage centrality (usage.py): log(1 + proofs using it), full weight from USED_SCALE proofs on;
 # PageRank over "proof uses" edges, full weight at RANK_SCALE times the mean row
