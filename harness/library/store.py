@@ -295,7 +295,8 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         else:
             build_postings(con, tmp, workers)
         write_refs(con)  # the ranker's centrality prior (refs.py), after every build
-        write_usage(con)  # which rows each proof uses (usage.py: k-NN votes, centrality)
+        # which rows each proof uses (usage.py: k-NN votes, centrality)
+        write_usage(con, first_new if old_ok else None)
         report.decls = con.execute("SELECT count(*) FROM decls").fetchone()[0]
         report.files = con.execute("SELECT count(*) FROM files").fetchone()[0]
         con.execute("UPDATE meta SET value='1' WHERE key='complete'")

@@ -11,7 +11,8 @@ table (one blob each, indexed by row id like postings.py):
 
 - `use_ptr` (uint32, max id + 2 entries) and `use_ids` (uint32): row ``i``'s proof uses rows
   ``use_ids[use_ptr[i]:use_ptr[i + 1]]`` (CSR); a changed file's rows are new rows, so their
-  old entries are simply gone;
+  old entries are simply gone; an incremental build resolves again only the proofs the change
+  can touch (:func:`_stale`), and is tested equal to a full build;
 - `used` (uint32 per row): how many proofs use the row (usage centrality);
 - `use_rank` (float32 per row): PageRank over "proof uses" edges, as LeanExplore ranks by
   PageRank over dependencies, scaled so that the mean row is 1.
@@ -28,7 +29,9 @@ from harness.library.mentions import resolve
 PAGERANK_ITERATIONS, DAMPING = 30, 0.85
 
 
-def write_usage(con: sqlite3.Connection) -> None:
+def write_usage(con: sqlite3.Connection, first_new: int | None = None) -> None:
+    """Resolve and write the table. ``first_new``: an incremental build whose new rows start
+    there — only the proofs a change can touch are resolved again (see :func:`_stale`)."""
     n = (con.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
     ids_of: dict[str, list[int]] = {}
     protected: set[str] = set()
@@ -36,26 +39,20 @@ def write_usage(con: sqlite3.Connection) -> None:
         ids_of.setdefault(name, []).append(i)
         if prot:
             protected.add(name)
-    names = set(ids_of)
-    users: list[int] = []
-    used: list[int] = []
-    scopes: dict[tuple[str, str], dict[str, int | None]] = {}
-    for i, ns, opens, uses in con.execute(
-            "SELECT id, namespace, opens, uses FROM decls WHERE uses != ''"):
-        memo = scopes.setdefault((ns or "", opens or ""), {})
-        op = tuple(opens.split()) if opens else ()
-        mine: set[int] = set()
-        for u in uses.split():
-            got = memo.get(u, -1)
-            if got == -1:
-                full = resolve(u, ns or "", op, names, protected)
-                got = memo[u] = ids_of[full][0] if full else None
-            if got is not None and got != i:
-                mine.add(got)
-        users.extend([i] * len(mine))
-        used.extend(sorted(mine))
-    src = np.asarray(users, dtype=np.int64)
-    dst = np.asarray(used, dtype=np.int64)
+    old = _stale(con, n, ids_of, first_new) if first_new is not None else None
+    if old is None:
+        src0 = dst0 = np.zeros(0, dtype=np.int64)
+        todo = con.execute("SELECT id, namespace, opens, uses FROM decls WHERE uses != ''")
+    else:
+        src0, dst0, redo = old
+        todo = (r for k in range(0, len(redo), 500) for r in con.execute(
+            "SELECT id, namespace, opens, uses FROM decls WHERE uses != '' AND id IN "
+            f"({','.join('?' * len(redo[k:k + 500]))})", redo[k:k + 500]))
+    src1, dst1 = _resolve_rows(todo, ids_of, protected)
+    src = np.concatenate([src0, src1])
+    dst = np.concatenate([dst0, dst1])
+    order = np.argsort(src, kind="stable")
+    src, dst = src[order], dst[order]
     ptr = np.zeros(n + 1, dtype="<u4")
     np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
     counts = np.bincount(dst, minlength=n).astype("<u4")
@@ -63,6 +60,61 @@ def write_usage(con: sqlite3.Connection) -> None:
                     [("use_ptr", ptr.tobytes()), ("use_ids", dst.astype("<u4").tobytes()),
                      ("used", counts.tobytes()),
                      ("use_rank", pagerank(src, dst, n).astype("<f4").tobytes())])
+
+
+def _resolve_rows(rows, ids_of: dict[str, list[int]], protected: set[str]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    names = ids_of.keys()
+    users: list[int] = []
+    used: list[int] = []
+    scopes: dict[tuple[str, str], dict[str, int | None]] = {}
+    for i, ns, opens, uses in rows:
+        memo = scopes.setdefault((ns or "", opens or ""), {})
+        op = tuple(opens.split()) if opens else ()
+        mine: set[int] = set()
+        for u in uses.split():
+            got = memo.get(u, -1)
+            if got == -1:
+                full = resolve(u, ns or "", op, names, protected)  # type: ignore[arg-type]
+                got = memo[u] = ids_of[full][0] if full else None
+            if got is not None and got != i:
+                mine.add(got)
+        users.extend([i] * len(mine))
+        used.extend(sorted(mine))
+    return np.asarray(users, dtype=np.int64), np.asarray(used, dtype=np.int64)
+
+
+MAX_NEW_SHORT = 400  # more new names than this: resolve every proof again (one full pass)
+
+
+def _stale(con: sqlite3.Connection, n: int, ids_of: dict[str, list[int]], first_new: int
+           ) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+    """(kept edges src, dst, rows to resolve again) after an incremental build, or None for a
+    full pass. A proof's resolution changes only when (a) it is new, (b) a row it used is gone,
+    or (c) a new name could now win for one of its mentions: a new name's last component is a
+    component of the mention (`x.c.y` may now mean `N.x.c` under the projection fallback) —
+    found by SQLite's `instr` over the stored mentions, confirmed per token."""
+    got = dict(con.execute("SELECT name, data FROM arrays WHERE name IN ('use_ptr', 'use_ids')"))
+    if "use_ptr" not in got:
+        return None
+    ptr = np.frombuffer(got["use_ptr"], "<u4").astype(np.int64)
+    dst = np.frombuffer(got["use_ids"], "<u4").astype(np.int64)
+    src = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
+    live = np.zeros(max(n, int(dst.max(initial=0)) + 1, len(ptr)), dtype=bool)
+    live[[i for ids in ids_of.values() for i in ids]] = True
+    shorts = {nm.rsplit(".", 1)[-1] for nm, ids in ids_of.items() if max(ids) >= first_new}
+    if len(shorts) > MAX_NEW_SHORT:
+        return None
+    redo = set(np.unique(src[live[src] & ~live[dst]]).tolist())  # (b)
+    redo.update(i for (i,) in con.execute("SELECT id FROM decls WHERE id >= ? AND uses != ''",
+                                          (first_new,)))  # (a)
+    for c in shorts:  # (c)
+        for i, uses in con.execute("SELECT id, uses FROM decls WHERE id < ? AND instr(uses, ?)",
+                                   (first_new, c)):
+            if any(c in u.removeprefix("@").split(".") for u in uses.split()):
+                redo.add(i)
+    keep = live[src] & live[dst] & ~np.isin(src, np.fromiter(redo, np.int64, len(redo)))
+    return src[keep], dst[keep], sorted(redo)
 
 
 def pagerank(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:

@@ -112,6 +112,10 @@ def test_usage_table_resolves_as_lean_and_follows_incremental_builds(corpus: Pat
     _write(corpus, "Corp/More.lean", "namespace Corp\ntheorem obscure_quux_zz (q : Quux) : "
                                      "q = q := rfl\ntheorem brand_new_yy : True := trivial\n"
                                      "end Corp\n")
+    # a new file whose name now wins, inside `namespace Corp`, for Other.lean's (unchanged)
+    # `Aux.elsewhere_helper_ww`: the innermost namespace first
+    _write(corpus, "Corp/Shadow.lean", "namespace Corp\ntheorem Aux.elsewhere_helper_ww : "
+                                       "Zed := sorry\nend Corp\n")
     os.utime(corpus / "Corp/Basic.lean", ns=(1, 2))
     ix = _open(corpus)
     try:
@@ -121,8 +125,16 @@ def test_usage_table_resolves_as_lean_and_follows_incremental_builds(corpus: Pat
         ix.close()
     assert rep_rows["Corp.obscure_quux_zz"] == "Corp/More.lean"
     assert got["Corp.widget_frob_bound_left"] == {"Corp.obscure_quux_zz", "Corp.brand_new_yy"}
-    use_counts = {n: len(v) for n, v in got.items()}
-    assert use_counts["Corp.spline_gauge_mono"] == 1  # unchanged file, still resolved
+    assert got["Corp.spline_gauge_mono"] == {"Corp.hidden_helper_qq"}  # unchanged, kept
+    assert got["Corp.spline_gauge_elsewhere"] == {"Corp.Aux.elsewhere_helper_ww"}
+    # the incremental table is the one a build from scratch writes
+    fresh = corpus.parent / "fresh.sqlite"
+    build_index(corpus, path=fresh, corpus=True, workers=1, rebuild=True)
+    ix = LibraryIndex(check_index(fresh), fresh)
+    try:
+        assert _uses(ix) == got
+    finally:
+        ix.close()
 
 
 def _names(ix: LibraryIndex, text: str, ctx: QueryContext | None = None, k: int = 10):
