@@ -111,7 +111,7 @@ def _scan_one(job: tuple[SourceFile, str]) -> tuple[SourceFile, list[tuple], str
     except (OSError, UnicodeDecodeError) as err:
         why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         return f, [], f"{f.rel}:1:0: cannot read: {why}"
-    decls, problem = scan_file_text(text.removeprefix("\ufeff"), f.rel, uses=True)
+    decls, problem = scan_file_text(text.removeprefix("\ufeff"), f.rel, uses="body")
     return f, _rows(f, package, decls), problem
 
 
