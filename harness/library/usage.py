@@ -20,6 +20,7 @@ table (one blob each, indexed by row id like postings.py):
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import numpy as np
@@ -84,6 +85,7 @@ def _resolve_rows(rows, ids_of: dict[str, list[int]], protected: set[str]
     return np.asarray(users, dtype=np.int64), np.asarray(used, dtype=np.int64)
 
 
+_COMPONENTS = re.compile(r"[\s.@]+")
 MAX_NEW_SHORT = 400  # more new names than this: resolve every proof again (one full pass)
 
 
@@ -93,7 +95,7 @@ def _stale(con: sqlite3.Connection, n: int, ids_of: dict[str, list[int]], first_
     full pass. A proof's resolution changes only when (a) it is new, (b) a row it used is gone,
     or (c) a new name could now win for one of its mentions: a new name's last component is a
     component of the mention (`x.c.y` may now mean `N.x.c` under the projection fallback) —
-    found by SQLite's `instr` over the stored mentions, confirmed per token."""
+    one pass over the stored mentions."""
     got = dict(con.execute("SELECT name, data FROM arrays WHERE name IN ('use_ptr', 'use_ids')"))
     if "use_ptr" not in got:
         return None
@@ -108,11 +110,10 @@ def _stale(con: sqlite3.Connection, n: int, ids_of: dict[str, list[int]], first_
     redo = set(np.unique(src[live[src] & ~live[dst]]).tolist())  # (b)
     redo.update(i for (i,) in con.execute("SELECT id FROM decls WHERE id >= ? AND uses != ''",
                                           (first_new,)))  # (a)
-    for c in shorts:  # (c)
-        for i, uses in con.execute("SELECT id, uses FROM decls WHERE id < ? AND instr(uses, ?)",
-                                   (first_new, c)):
-            if any(c in u.removeprefix("@").split(".") for u in uses.split()):
-                redo.add(i)
+    for i, uses in con.execute("SELECT id, uses FROM decls WHERE id < ? AND uses != ''",
+                               (first_new,)):  # (c): one pass, set operations in C
+        if not shorts.isdisjoint(_COMPONENTS.split(uses)):
+            redo.add(i)
     keep = live[src] & live[dst] & ~np.isin(src, np.fromiter(redo, np.int64, len(redo)))
     return src[keep], dst[keep], sorted(redo)
 
