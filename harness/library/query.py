@@ -85,6 +85,8 @@ class LibraryIndex(Retrieval):
         self._file_of = None  # row id -> file id (numpy), read on the first `visible` query
         self._use = None  # the proof-usage table (usage.py), read on first need
         self._voters = None  # per row id: has a proof that may vote (k-NN)
+        self._used_key: object = None  # usage counts from the proofs visible at a place
+        self._used_vis = None
         self._vis_key: object = None
         self._vis_mask = None
         # term -> its decoded posting list, (term, weights) -> its score shares (FIFO-bounded)
@@ -181,7 +183,7 @@ class LibraryIndex(Retrieval):
         if not cands:
             return []
         scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
-                        named, self._refs_array(), bonus, self._usage())
+                        named, self._refs_array(), bonus, self.centrality_of(q.ctx))
         return [to_hit(c, s) for s, c in scored[:k]]
 
     def _usage_bonus(self, q: Query, words: list[str], extra) -> dict[int, float]:

@@ -142,8 +142,8 @@ def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[
            usage=None) -> list[tuple[float, dict]]:
     """Score candidates (rows with id, name, namespace, module, line, consts, bm25) for ``q``;
     ``refs``: per row id, how many signatures refer to it (refs.py); ``bonus``: per row id, a
-    score from the proof-usage table (k-NN votes, blueprint proximity); ``usage``: usage.Usage
-    (centrality)."""
+    score from the proof-usage table (k-NN votes, blueprint proximity); ``usage``:
+    usage.Centrality (what the query may know of it)."""
     top_refs = math.log1p(REFS_SCALE) if refs is not None and len(refs) else 0.0
     bonus = bonus or {}
     recent = recency_ranks(cands, q.ctx) if W_RECENT else {}

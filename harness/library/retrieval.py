@@ -48,6 +48,8 @@ class Retrieval:
     _post_bytes: int
     cache_bytes: int
     _use: object
+    _used_key: object
+    _used_vis: object
     _refs: object
     _file_of: object
     _vis_key: object
@@ -233,3 +235,40 @@ class Retrieval:
             for u in use.of(i).tolist():
                 out[u] = out.get(u, 0.0) + sim
         return out
+
+    def centrality_of(self, ctx: QueryContext):
+        """Usage counts as the query may know them (usage.Centrality): only proofs that may vote
+        count — never the query's own theorem's; from a place, only proofs visible there (with
+        ``visible``: the place's row mask; else: not its module's proofs at or below its line)."""
+        import numpy as np
+
+        from harness.library.usage import Centrality
+
+        use = self._usage()
+        counts = use.used
+        if not len(counts):
+            return Centrality(counts, use.rank)
+        mask = None
+        if ctx.visible is not None:
+            mask = self._visible_mask(ctx)
+            if self._used_key != self._vis_key:
+                src = use.sources()
+                keep = np.zeros(len(src), dtype=bool)
+                ok = src < len(mask)
+                keep[ok] = mask[src[ok]]
+                self._used_vis = np.bincount(use.ids[keep], minlength=len(counts))
+                self._used_key = self._vis_key
+            counts = self._used_vis
+        drop = [i for (i,) in self._all(
+            f"SELECT id FROM decls WHERE name IN ({','.join('?' * len(ctx.exclude))})",
+            sorted(ctx.exclude))] if ctx.exclude else []
+        if mask is not None:
+            drop = [i for i in drop if i < len(mask) and mask[i]]  # counted at all?
+        elif ctx.module and ctx.line is not None:
+            drop += [i for (i,) in self._all("SELECT id FROM decls WHERE module = ? AND line >= ?",
+                                             (ctx.module, ctx.line))]
+        if drop:
+            counts = counts.astype(np.int64)  # a copy: the cached counts stay whole
+            for i in set(drop):
+                np.subtract.at(counts, use.of(i).astype(np.int64), 1)
+        return Centrality(counts, use.rank)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -135,6 +136,13 @@ def pagerank(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
     return pr * n
 
 
+@dataclass(frozen=True)
+class Centrality:
+    """Per row id: proofs using it (as the query may know them), PageRank (whole index)."""
+    used: np.ndarray
+    rank: np.ndarray
+
+
 class Usage:
     """The arrays :func:`write_usage` wrote, read once per reader (empty when absent)."""
 
@@ -145,12 +153,19 @@ class Usage:
         self.ids = np.frombuffer(got.get("use_ids", b""), "<u4")
         self.used = np.frombuffer(got.get("used", b""), "<u4")
         self.rank = np.frombuffer(got.get("use_rank", b""), "<f4")
+        self._src: np.ndarray | None = None
 
     def of(self, row: int) -> np.ndarray:
         """The rows ``row``'s proof uses."""
         if row + 1 >= len(self.ptr):
             return self.ids[:0]
         return self.ids[self.ptr[row]:self.ptr[row + 1]]
+
+    def sources(self) -> np.ndarray:
+        """Per entry of ``ids``: the row whose proof it is."""
+        if self._src is None:
+            self._src = np.repeat(np.arange(max(0, len(self.ptr) - 1)), np.diff(self.ptr))
+        return self._src
 
     def has_proof(self) -> np.ndarray:
         """Per row id: does its proof use anything (a possible k-NN voter)?"""

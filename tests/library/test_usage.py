@@ -253,3 +253,23 @@ def test_blueprint_dependencies_and_what_their_proofs_use_rank_higher(corpus: Pa
         assert "Aux.elsewhere_helper_ww" not in got
     finally:
         ix.close()
+
+
+def test_usage_counts_never_include_the_query_or_invisible_proofs(corpus: Path):
+    ix = _open(corpus)
+    try:
+        ids = dict(ix.rows("SELECT name, id FROM decls"))
+        helper, later = ids["Corp.hidden_helper_qq"], ids["Corp.later_only_helper"]
+        assert ix.centrality_of(QueryContext()).used[helper] == 1  # spline_gauge_mono's proof
+        mine = QueryContext(exclude=frozenset({"Corp.spline_gauge_mono"}))
+        assert ix.centrality_of(mine).used[helper] == 0  # the query's own proof never counts
+        for vis in (None, frozenset({"Corp.Basic"})):
+            top = QueryContext(module="Corp.Secret", line=3, visible=vis)
+            got = ix.centrality_of(top).used
+            assert got[later] == 0 and got[helper] == 0  # proofs below the place
+            assert got[ids["Corp.obscure_quux_zz"]] == 1  # Basic's proof: above, imported
+        below = QueryContext(module="Corp.Secret", line=99, visible=frozenset({"Corp.Basic"}))
+        assert ix.centrality_of(below).used[later] == 1
+        assert ix.centrality_of(below).used[ids["Aux.elsewhere_helper_ww"]] == 0  # not imported
+    finally:
+        ix.close()
