@@ -197,6 +197,7 @@ class ProveTools:
                     "`exact?` in check_candidate")
         from harness.library.agent import module_of, render_hit
         from harness.library.rank import QueryContext
+        from harness.library.where import blueprint_deps
 
         node = self.bp.node(self.label)
         ns, opens = node_scope(node)
@@ -208,7 +209,7 @@ class ProveTools:
                                              self.bp.text) - {module}
         ctx = QueryContext(namespace=ns, opens=opens, module=module,
                            exclude=frozenset(x for x in (node.name,) if x), line=node.pos.line,
-                           visible=self._visible)
+                           visible=self._visible, near=blueprint_deps(self.bp, node))
         hits = self.library.search(query, max(1, min(int(k), 25)), ctx=ctx)
         if not hits:
             return f"no library declarations match {query!r}"

@@ -54,6 +54,30 @@ def _latency(ix, queries: list[str], ranked: bool, ctx=None) -> dict:
     return _stats(ms, cpu)
 
 
+def _statements(ix, n: int) -> dict:
+    """Premise-style queries (a proved theorem's signature and docstring, the theorem itself
+    excluded): what the k-NN votes run on (rank.statement_like); ranked and BM25."""
+    from harness.library.rank import QueryContext
+
+    rows = ix._all("SELECT name, signature, doc FROM decls WHERE kind = 'theorem' AND uses != ''")
+    step = max(1, len(rows) // max(1, n))
+    picked = rows[::step][:n]
+    out = {}
+    for label, ranked in (("ranked", True), ("bm25", False)):
+        ms, cpu = [], []
+        for name, sig, doc in picked:
+            ex = frozenset({name})
+            t0, c0 = time.perf_counter(), time.process_time()
+            if ranked:
+                ix.search(f"{sig} {doc or ''}", 10, ctx=QueryContext(exclude=ex))
+            else:
+                ix.baseline(f"{sig} {doc or ''}", 10, exclude=ex)
+            ms.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+        out[label] = _stats(ms, cpu) if ms else {}
+    return out
+
+
 def _one_shot(ws: Path, queries: list[str]) -> dict:
     """What `harness search QUERY` pays: open + verify the index, one ranked query, close."""
     ms, cpu = [], []
@@ -104,6 +128,7 @@ def index_benchmark(n_files: int = 7_000, n_queries: int = 200, seed: int = 0,
         where.at(ix.rows, ws, f"{deep}:1")
         place_ms = round((time.perf_counter() - t0) * 1000, 1)
         ranked_at = _latency(ix, queries, True, at_ctx)
+        stmt = _statements(ix, n_queries)
         ix.cache_bytes = 0  # every posting list read from the file again
         ranked_cold, base_cold = _latency(ix, queries, True), _latency(ix, queries, False)
         ix.close()
@@ -122,6 +147,7 @@ def index_benchmark(n_files: int = 7_000, n_queries: int = 200, seed: int = 0,
             "peak_rss_mb": round(peak_mb), "index_mb": round(full.bytes / 1e6, 1),
             "query_ranked": ranked, "query_bm25": base, "queries": n_queries,
             "query_ranked_at": ranked_at, "visible_modules_at": len(at_ctx.visible or ()),
+            "query_statement": stmt,
             "place_resolve_ms": place_ms,
             "query_ranked_uncached": ranked_cold, "query_bm25_uncached": base_cold,
             "search_one_shot": one_shot, "load_avg_start": load0,

@@ -197,7 +197,7 @@ def _merge(con: sqlite3.Connection, report: ExactReport, live_fts: bool,
         rows.append((fid, pkg, name, name.rsplit(".", 1)[-1], kind, module, rel, line, sig, edoc,
                      "", priv, prot, "exact", 1, " ".join(_consts(typ)),
                      name.rpartition(".")[0], " ".join(name_tokens(name)),
-                     " ".join(text_tokens(sig))))
+                     " ".join(text_tokens(sig)), "", ""))  # opens, uses: no source
         if len(rows) >= BATCH:
             con.executemany(insert, rows)
             report.added += len(rows)

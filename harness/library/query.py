@@ -14,22 +14,16 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from harness.library.integrity import CorruptIndex, check_index, file_inode, verify_checksum
 from harness.library.model import Hit
 from harness.library.names import name_tokens
-from harness.library.postings import Scorer, decode
-from harness.library.rank import (CANDIDATES, Query, QueryContext, fts_expr, parse_query,
-                                  rerank)
-from harness.library.store import (CorruptIndex, Progress, file_inode, build_index, check_index,
-                                   index_path, verify_checksum)
+from harness.library.rank import CANDIDATES, Query, QueryContext, fts_expr, parse_query, rerank
+from harness.library.retrieval import _COLS, _KEYS, Retrieval, _damaged, _Damaged
+from harness.library.store import Progress, build_index, index_path
 
 log = logging.getLogger(__name__)
-
-_COLS = ("id, name, kind, package, module, rel, line, signature, doc, attrs, private, protected, "
-         "origin, exact, consts, namespace")
-_KEYS = [c.strip() for c in _COLS.split(",")]
-MAX_FTS_WORDS = 8
 NS_CANDIDATES = 80
-DF_BUDGET = 6_000
+FTS_WEIGHTS = (3.0, 1.0, 0.7)  # the ranker's candidates and k-NN neighbours: name, sig, doc
 POSTINGS_CACHE = 64 << 20  # bytes of decoded posting lists a reader keeps
 
 
@@ -44,21 +38,6 @@ def to_hit(d: dict, score: float = 0.0) -> Hit:
                protected=bool(d["protected"]), origin=d["origin"], exact=bool(d["exact"]),
                consts=d["consts"].split() if d["consts"] else [], namespace=d["namespace"] or "",
                score=round(score, 4))
-
-
-class _Damaged(Exception):
-    """SQLite found the file damaged while answering (never seen outside this module)."""
-
-    def __init__(self, why: str, ino: int | None = None) -> None:
-        super().__init__(why)
-        self.ino = ino  # the inode of the file that failed
-
-
-def _damaged(err: sqlite3.DatabaseError) -> bool:
-    """The file itself is damaged (SQLITE_CORRUPT and its extended codes, SQLITE_NOTADB). An SQL
-    error of ours, a full disk, a busy or locked database are not: a rebuild would not help."""
-    name = getattr(err, "sqlite_errorname", None) or ""  # Python >= 3.11
-    return name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
 
 
 def _recovering(method):
@@ -83,7 +62,7 @@ def _recovering(method):
     return run
 
 
-class LibraryIndex:
+class LibraryIndex(Retrieval):
     """A read-only view of one index file (thread-safe: one connection, one lock).
 
     With ``workspace``, a file SQLite reports damaged during a query is rebuilt from it (one
@@ -101,9 +80,13 @@ class LibraryIndex:
         self.con = con
         self._ino = file_inode(self.path)
         self._df: dict[str, int] = {}
-        self._sc: Scorer | None = None
+        self._sc = None
         self._refs = None  # per row id: signatures referring to it (refs.py), read once
         self._file_of = None  # row id -> file id (numpy), read on the first `visible` query
+        self._use = None  # the proof-usage table (usage.py), read on first need
+        self._voters = None  # per row id: has a proof that may vote (k-NN)
+        self._used_key: object = None  # usage counts from the proofs visible at a place
+        self._used_vis = None
         self._vis_key: object = None
         self._vis_mask = None
         # term -> its decoded posting list, (term, weights) -> its score shares (FIFO-bounded)
@@ -165,8 +148,8 @@ class LibraryIndex:
     def search(self, text: str, k: int = 10, kind: str | None = None,
                ctx: QueryContext | None = None) -> list[Hit]:
         q = parse_query(text, ctx)
-        cands = self._fts(self._informative(q.words), CANDIDATES, kind, weights=(3.0, 1.0, 0.7),
-                          ctx=q.ctx)
+        words = self._informative(q.words)
+        cands = self._fts(words, CANDIDATES, kind, weights=FTS_WEIGHTS, ctx=q.ctx)
         seen = {c["id"] for c in cands}
         named = set()
         spaces: list[str] = []
@@ -195,27 +178,39 @@ class LibraryIndex:
             extra(self._all(f"SELECT {_COLS} FROM decls WHERE module = ? AND line < ? "
                             "ORDER BY line DESC LIMIT ?",
                             (q.ctx.module, q.ctx.line or 1 << 30, NS_CANDIDATES)))
+        bonus = self._usage_bonus(q, words, extra)
         cands = [c for c in cands if self._accessible(c, q.ctx)]
         if not cands:
             return []
         scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
-                        named, self._refs_array())
+                        named, self._refs_array(), bonus, self.centrality_of(q.ctx))
         return [to_hit(c, s) for s, c in scored[:k]]
 
-    def _informative(self, words: list[str]) -> list[str]:
-        """The query words FTS5 ranks by (both rankers get the same): the rarest words of the
-        query, at most MAX_FTS_WORDS, while their posting lists together stay within
-        DF_BUDGET documents or a quarter of the index (the rarest one always). BM25 must score
-        every document an OR-query matches; common words add many documents but little weight."""
-        df = self._word_df(words)
-        have = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
-        out: list[str] = []
-        total = 0
-        for w in have[:MAX_FTS_WORDS]:
-            if out and total + df[w] > max(DF_BUDGET, self.n_docs // 4):
-                break
-            out.append(w)
-            total += df[w]
+    def _usage_bonus(self, q: Query, words: list[str], extra) -> dict[int, float]:
+        """Row id -> score from the proof-usage table: the k-NN votes (theorems nearest the
+        query vote for what their proofs used) and, for a blueprint node, its dependencies
+        and what their proofs use. Voted rows not yet candidates join them (via ``extra``)."""
+        from harness.library import rank
+
+        out: dict[int, float] = {}
+        if rank.W_KNN and rank.KNN_K and rank.statement_like(q):
+            got = self.votes(self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS))
+            top = sorted(got.items(), key=lambda t: (-t[1], t[0]))[:rank.KNN_CANDIDATES]
+            best = top[0][1] if top else 1.0
+            for i, v in top:
+                out[i] = rank.W_KNN * v / best
+        if q.ctx.near and rank.W_BLUEPRINT:
+            deps = [r["id"] for n in q.ctx.near
+                    for r in self.resolve(n, q.ctx.namespace, q.ctx.opens)]
+            for i in deps:
+                for u in self._usage().of(i).tolist():
+                    out[u] = out.get(u, 0.0) + 0.5 * rank.W_BLUEPRINT
+            for i in deps:
+                out[i] = out.get(i, 0.0) + rank.W_BLUEPRINT
+        if out:
+            ids = sorted(out)
+            extra(self._all(f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(ids))})",
+                            ids))
         return out
 
     @staticmethod
@@ -227,101 +222,6 @@ class LibraryIndex:
                 return False  # not imported there
             return not c["private"]  # a private name is usable only in its own module
         return ctx.line is None or c["line"] < ctx.line
-
-    def _fts(self, words: list[str], limit: int, kind: str | None,
-             weights: tuple[float, float, float],
-             ctx: QueryContext | None = None) -> list[dict]:
-        """FTS5's bm25 top ``limit`` for an OR of ``words``, from the posting lists (with a
-        ``ctx`` that has ``visible`` modules: only rows visible there compete)."""
-        if not words:
-            return []
-        sc = self._scorer()
-        mask = sc.kind_mask(kind) if kind else None
-        if ctx is not None and ctx.visible is not None:
-            vis = self._visible_mask(ctx)
-            mask = vis if mask is None else mask & vis
-        top = sc.top_of([self._contrib(w, weights) for w in words], limit, mask)
-        if not top:
-            return []
-        rows = {r[0]: r for r in self._all(
-            f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(top))})",
-            [i for i, _ in top])}
-        return [dict(zip(_KEYS, rows[i])) | {"bm25": s} for i, s in top if i in rows]
-
-    def _refs_array(self):
-        if self._refs is None:
-            from harness.library.refs import read_refs
-
-            self._refs = read_refs(self.rows)
-        return self._refs
-
-    def _visible_mask(self, ctx: QueryContext):
-        """Rows visible from ``ctx`` (visible.row_mask), cached for the last place."""
-        from harness.library.visible import file_of_rows, row_mask
-
-        key = (ctx.visible, ctx.module, ctx.line)
-        if self._vis_key != key or self._vis_mask is None:
-            if self._file_of is None:
-                self._file_of = file_of_rows(self.rows, len(self._scorer().lens))
-            self._vis_key, self._vis_mask = key, row_mask(self.rows, self._file_of, ctx)
-        return self._vis_mask
-
-    def _scorer(self) -> Scorer:
-        if self._sc is None:
-            try:
-                with self._lock:
-                    self._sc = Scorer(self.con, self.n_docs)
-            except sqlite3.DatabaseError as err:
-                if not _damaged(err):
-                    raise
-                raise _Damaged(str(err), self._ino) from err
-        return self._sc
-
-    def _contrib(self, term: str, weights: tuple[float, float, float]):
-        """(ids, this term's score share per id) under ``weights``, cached beside its list."""
-        key = (term, weights)
-        got = self._post.get(key)
-        if got is None:
-            ids, tf = self._postings(term)
-            got = (ids, self._scorer().contrib(ids, tf, weights))
-            self._remember(key, got, len(ids) * 12)
-        return got
-
-    def _remember(self, key, value, size: int) -> None:
-        while self._post and self._post_bytes + size > self.cache_bytes:
-            old = next(iter(self._post))
-            self._post_bytes -= self._post_size.pop(old)
-            del self._post[old]
-        if size <= self.cache_bytes:
-            self._post[key] = value
-            self._post_size[key] = size
-            self._post_bytes += size
-
-    def _postings(self, term: str):
-        got = self._post.get(term)
-        if got is None:
-            row = self._fetch("SELECT ids, tf FROM postings WHERE term = ?", (term,), one=True)
-            got = decode(*row) if row else decode(b"", b"")
-            self._remember(term, got, len(got[0]) * 7)
-        return got
-
-    def _word_df(self, words: list[str]) -> dict[str, int]:
-        missing = [w for w in words if w not in self._df]
-        if missing:
-            q = ",".join("?" * len(missing))
-            got = dict(self._all(f"SELECT term, df FROM vocab WHERE term IN ({q})", missing))
-            for w in missing:
-                self._df[w] = int(got.get(w, 0))
-        return {w: self._df[w] for w in words}
-
-    def _const_df(self, idents: list[str]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for i in idents:
-            toks = list(name_tokens(i))
-            dfs = self._word_df(toks)
-            for key in (i, i.rsplit(".", 1)[-1]):
-                out[key] = min((dfs[t] for t in name_tokens(key)), default=1) or 1
-        return out
 
     @_recovering
     def rows(self, sql: str, args: tuple = ()) -> list[tuple]:

@@ -23,10 +23,19 @@ from harness.library.names import STOPWORDS, identifiers, last, name_tokens, tex
 
 CANDIDATES = 120
 W_BM25, W_NAME, W_CONST, W_NS, W_MODULE, W_NAMED = 1.0, 1.2, 1.6, 0.6, 0.8, 1.5
-W_REFS, REFS_SCALE = 1.0, 200.0  # centrality: log(1 + signatures referring to it), full
+W_REFS, REFS_SCALE = 0.0, 200.0  # centrality: log(1 + signatures referring to it), full
 # weight from REFS_SCALE referring signatures on (a fixed scale: in a tiny index one reference
 # must not count as much as the most-used constant of Mathlib)
 W_RECENT, RECENT_TAU = 2.0, 1.0  # recency: W_RECENT / (1 + r / RECENT_TAU), r = 0 just above
+# k-NN (MaSh-style): the KNN_K theorems nearest the query by statement vote, weighted by
+# similarity, for the rows their proofs use; the KNN_CANDIDATES most voted join the candidates.
+# Only for a statement (statement_like): a few keywords name what is wanted (`sub-Gaussian tail
+# bound`), and the lemmas its neighbours' proofs share (`le_refl`) are not it
+W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 2.0, 20, 40, 5
+W_BLUEPRINT = 1.0  # a node's blueprint dependencies (`uses`); half that for what their proofs use
+# usage centrality (usage.py): log(1 + proofs using it), full weight from USED_SCALE proofs on;
+# PageRank over "proof uses" edges, full weight at RANK_SCALE times the mean row
+W_USED, USED_SCALE, W_PAGERANK, RANK_SCALE = 2.0, 50.0, 0.0, 50.0
 
 
 @dataclass
@@ -40,6 +49,7 @@ class QueryContext:
     # accessible yet (Lean elaborates a file top to bottom), so they are never premises
     visible: frozenset[str] | None = None  # modules the query's file imports (transitively);
     # None: every module (a bare search)
+    near: tuple[str, ...] = ()  # a blueprint node's dependencies (`uses`), as Lean names
 
 
 @dataclass
@@ -128,10 +138,14 @@ def recency_ranks(cands: list[dict], ctx: QueryContext) -> dict[int, int]:
 
 
 def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[str, int],
-           n_docs: int, named: set[str], refs=None) -> list[tuple[float, dict]]:
+           n_docs: int, named: set[str], refs=None, bonus: dict[int, float] | None = None,
+           usage=None) -> list[tuple[float, dict]]:
     """Score candidates (rows with id, name, namespace, module, line, consts, bm25) for ``q``;
-    ``refs``: per row id, how many signatures refer to it (refs.py)."""
+    ``refs``: per row id, how many signatures refer to it (refs.py); ``bonus``: per row id, a
+    score from the proof-usage table (k-NN votes, blueprint proximity); ``usage``:
+    usage.Centrality (what the query may know of it)."""
     top_refs = math.log1p(REFS_SCALE) if refs is not None and len(refs) else 0.0
+    bonus = bonus or {}
     recent = recency_ranks(cands, q.ctx) if W_RECENT else {}
     qwords = set(q.words)
     qconsts = const_keys(q.idents)
@@ -152,7 +166,26 @@ def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[
              + (W_RECENT / (1 + recent[id(c)] / RECENT_TAU) if id(c) in recent else 0.0)
              + (W_NAMED if c["name"] in named and len(q.words) <= 4 else 0.0)
              + (W_REFS * min(1.0, math.log1p(float(refs[c["id"]])) / top_refs)
-                if top_refs and c["id"] < len(refs) else 0.0))
+                if top_refs and c["id"] < len(refs) else 0.0)
+             + bonus.get(c["id"], 0.0) + centrality(c["id"], usage))
         scored.append((s, c))
     scored.sort(key=lambda t: (-t[0], t[1]["name"]))
     return scored
+
+
+def statement_like(q: Query) -> bool:
+    """A query that states something to prove (a type ascription, or many words), not a few
+    keywords naming a declaration."""
+    return " : " in q.text or len(q.words) >= KNN_MIN_WORDS
+
+
+def centrality(row: int, usage) -> float:
+    """The usage-centrality terms (W_USED, W_PAGERANK) of one row; 0 without the table."""
+    if usage is None or row >= len(usage.used):
+        return 0.0
+    out = 0.0
+    if W_USED:
+        out += W_USED * min(1.0, math.log1p(float(usage.used[row])) / math.log1p(USED_SCALE))
+    if W_PAGERANK and row < len(usage.rank):
+        out += W_PAGERANK * min(1.0, math.log1p(float(usage.rank[row])) / math.log1p(RANK_SCALE))
+    return out

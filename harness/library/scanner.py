@@ -132,8 +132,10 @@ def to_additive_target(attr: str) -> tuple[bool, str | None, str]:
     return True, None, doc
 
 
-def scan_text(text: str, path: str = "<input>", *, uses: bool = False) -> list[Scanned]:
-    """Every declaration of one Lean file. Raises InputError on an unterminated comment/literal."""
+def scan_text(text: str, path: str = "<input>", *, uses: bool | str = False) -> list[Scanned]:
+    """Every declaration of one Lean file. Raises InputError on an unterminated comment/literal.
+    ``uses``: also the proof (`body`, `has_sorry`) and its identifiers; ``"body"``: the proof
+    only (the index build: mentions.py reads it)."""
     regs = regions(text, path)
     masked = mask_regions(text, regs)
     docs = [r for r in regs if r.kind == "doc_comment"]
@@ -248,7 +250,7 @@ def _attribute(masked: str, text: str, at: int, eol: int, ns: str,
 
 def _declaration(text: str, masked: str, h: re.Match[str], bound: int, ns: str,
                  opens: tuple[str, ...], translations: dict[str, str], line_of,
-                 uses: bool) -> list[Scanned] | None:
+                 uses: bool | str) -> list[Scanned] | None:
     attrs = _split_attrs(text[h.start("attrs"):h.end("attrs")])
     mods = h.group("mods").split()
     kind = _SPACES.sub(" ", h.group("kind"))
@@ -281,7 +283,7 @@ def _declaration(text: str, masked: str, h: re.Match[str], bound: int, ns: str,
                 "protected" in mods, "source", consts[:60], decl_ns, opens)
     if uses and sep:
         body = masked[sig_end:min(bound, sig_end + MAX_BODY_SCAN)]
-        s.uses = list(dict.fromkeys(identifiers(body)))
+        s.uses = [] if uses == "body" else list(dict.fromkeys(identifiers(body)))
         s.body = body
         s.has_sorry = re.search(r"(?<![\w'.])(?:sorry|admit|sorry_using)(?![\w'])", body) is not None
     out = [s]
@@ -367,7 +369,8 @@ def _alias(masked: str, pos: int, bound: int, ns: str, line: int, attrs: list[st
     return out
 
 
-def scan_file_text(text: str, path: str, *, uses: bool = False) -> tuple[list[Scanned], str]:
+def scan_file_text(text: str, path: str, *, uses: bool | str = False
+                   ) -> tuple[list[Scanned], str]:
     """(declarations, problem) — a file Lean could not lex either is skipped with one line."""
     try:
         return scan_text(text, path, uses=uses), ""

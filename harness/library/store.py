@@ -25,17 +25,21 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.errors import UsageError
+from harness.library.integrity import (SCHEMA_VERSION, CorruptIndex, _sum_line, _sum_path,
+                                       check_index, file_inode, verify_checksum)
+from harness.library.mentions import mentions
 from harness.library.model import BuildReport, PackageReport
 from harness.library.names import name_tokens, text_tokens
 from harness.library.postings import SCHEMA as POSTINGS_SCHEMA
 from harness.library.postings import Removed, build_postings, update_postings
+from harness.library.rank import binder_names
 from harness.library.refs import write_refs
 from harness.library.scanner import Scanned, scan_file_text
 from harness.library.sources import Package, SourceFile, discover, fingerprint, lean_files
+from harness.library.usage import write_usage
 from harness.library.workers import worker_init
 from harness.workspace import harness_dir
 
-SCHEMA_VERSION = "4"
 INDEX_FILE = "library.sqlite"
 BATCH = 2_000
 CORPUS = "corpus"
@@ -49,7 +53,8 @@ CREATE TABLE files(id INTEGER PRIMARY KEY, package TEXT, rel TEXT UNIQUE, module
 CREATE TABLE decls(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER, package TEXT, name TEXT,
                    short TEXT, kind TEXT, module TEXT, rel TEXT, line INTEGER, signature TEXT,
                    doc TEXT, attrs TEXT, private INTEGER, protected INTEGER, origin TEXT,
-                   exact INTEGER, consts TEXT, namespace TEXT, name_tok TEXT, sig_tok TEXT);
+                   exact INTEGER, consts TEXT, namespace TEXT, name_tok TEXT, sig_tok TEXT,
+                   opens TEXT, uses TEXT);
 CREATE VIRTUAL TABLE fts USING fts5(name_tok, sig_tok, doc, content='decls',
                                     content_rowid='id', tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row');
@@ -62,7 +67,9 @@ CREATE INDEX IF NOT EXISTS decls_ns ON decls(namespace);
 CREATE INDEX IF NOT EXISTS decls_module ON decls(module, line);
 """
 DECL_COLS = ("file_id, package, name, short, kind, module, rel, line, signature, doc, attrs, "
-             "private, protected, origin, exact, consts, namespace, name_tok, sig_tok")
+             "private, protected, origin, exact, consts, namespace, name_tok, sig_tok, opens, "
+             "uses")
+N_COLS = DECL_COLS.count(",") + 1
 
 Progress = Callable[[str, int, int], None]  # (package, files done, files total)
 
@@ -76,97 +83,24 @@ class BuildStep(Protocol):
               note: Callable[[str, tuple], None] | None = None) -> None: ...
 
 
-class CorruptIndex(Exception):
-    """The file is not a complete index of this schema (never used; rebuilt)."""
-
-
 def index_path(workspace: Path) -> Path:
     return harness_dir(workspace) / "index" / INDEX_FILE
-
-
-def _digest(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha1()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return f"{path.stat().st_size} {h.hexdigest()}"
-
-
-def _sum_path(path: Path) -> Path:
-    return path.with_name(path.name + ".sum")
-
-
-def _stat_stamp(path: Path) -> str:
-    st = path.stat()
-    return f"{st.st_mtime_ns} {st.st_ino}"
-
-
-def file_inode(path: Path) -> int | None:
-    try:
-        return path.stat().st_ino
-    except OSError:
-        return None
-
-
-def _sum_line(tmp: Path) -> str:
-    """`size sha1 mtime_ns inode` of the new file (a rename keeps all four)."""
-    return f"{_digest(tmp)} {_stat_stamp(tmp)}\n"
-
-
-def verify_checksum(path: Path, *, deep: bool = False) -> bool:
-    """The file is byte for byte what the last build wrote (a build reuses only such a file).
-
-    The build recorded the file's size, mtime and inode beside its digest: while they still
-    match, nothing has written the file since, and the digest is trusted without reading 200 MB
-    (``deep`` re-hashes anyway). A file written, truncated or replaced since is re-hashed. What
-    a stat cannot see (a bit flipped in place on disk) SQLite reports when a query reads the
-    page; :class:`harness.library.query.LibraryIndex` then rebuilds the index."""
-    try:
-        fields = _sum_path(path).read_text().split()
-        if len(fields) < 2:
-            return False
-        if not deep and len(fields) == 4 and fields[0] == str(path.stat().st_size) \
-                and " ".join(fields[2:]) == _stat_stamp(path):
-            return True
-        return " ".join(fields[:2]) == _digest(path)
-    except OSError:
-        return False
-
-
-def check_index(path: Path, *, deep: bool = False) -> sqlite3.Connection:
-    """A read-only connection to a complete index, or CorruptIndex saying why not."""
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10,
-                              check_same_thread=False)
-    except sqlite3.Error as err:
-        raise CorruptIndex(f"cannot open: {err}") from None
-    try:
-        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-        if meta.get("schema") != SCHEMA_VERSION:
-            raise CorruptIndex(f"schema {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
-        if meta.get("complete") != "1":
-            raise CorruptIndex("an incomplete build")
-        if deep:
-            row = con.execute("PRAGMA quick_check(1)").fetchone()
-            if not row or row[0] != "ok":
-                raise CorruptIndex(f"integrity check: {row[0] if row else 'no answer'}")
-        con.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
-    except sqlite3.Error as err:
-        con.close()
-        raise CorruptIndex(str(err)) from None
-    except CorruptIndex:
-        con.close()
-        raise
-    return con
 
 
 def _rows(f: SourceFile, package: str, decls: list[Scanned]) -> list[tuple]:
     return [(package, d.name, d.name.rsplit(".", 1)[-1], d.kind, f.module, f.rel,
                d.line, d.signature, d.doc, json.dumps(d.attrs) if d.attrs else "",
                int(d.private), int(d.protected), d.origin, 0, " ".join(d.consts), d.namespace,
-               " ".join(name_tokens(d.name)), " ".join(text_tokens(d.signature))) for d in decls]
+               " ".join(name_tokens(d.name)), " ".join(text_tokens(d.signature)),
+               " ".join(d.opens), _uses(d)) for d in decls]
+
+
+def _uses(d: Scanned) -> str:
+    """What the proof mentions (locals, case tags and named arguments dropped; mentions.py),
+    as written: resolved to rows after every build (usage.py), when all names are known."""
+    if not d.body or d.has_sorry:
+        return ""
+    return " ".join(mentions(d.body, binder_names(d.signature)))
 
 
 def _scan_one(job: tuple[SourceFile, str]) -> tuple[SourceFile, list[tuple], str]:
@@ -177,7 +111,7 @@ def _scan_one(job: tuple[SourceFile, str]) -> tuple[SourceFile, list[tuple], str
     except (OSError, UnicodeDecodeError) as err:
         why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         return f, [], f"{f.rel}:1:0: cannot read: {why}"
-    decls, problem = scan_file_text(text.removeprefix("\ufeff"), f.rel)
+    decls, problem = scan_file_text(text.removeprefix("\ufeff"), f.rel, uses="body")
     return f, _rows(f, package, decls), problem
 
 
@@ -252,7 +186,7 @@ class _Builder:
     def _flush(self, batch: list[tuple]) -> None:
         if batch:
             self.con.executemany(f"INSERT INTO decls({DECL_COLS}) VALUES "
-                                 f"({','.join('?' * 19)})", batch)
+                                 f"({','.join('?' * N_COLS)})", batch)
 
 
 def build_index(workspace: Path, *, rebuild: bool = False, progress: Progress | None = None,
@@ -361,6 +295,8 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         else:
             build_postings(con, tmp, workers)
         write_refs(con)  # the ranker's centrality prior (refs.py), after every build
+        # which rows each proof uses (usage.py: k-NN votes, centrality)
+        write_usage(con, first_new if old_ok else None)
         report.decls = con.execute("SELECT count(*) FROM decls").fetchone()[0]
         report.files = con.execute("SELECT count(*) FROM files").fetchone()[0]
         con.execute("UPDATE meta SET value='1' WHERE key='complete'")

@@ -68,8 +68,28 @@ def node_context(rows: Rows, ws: Path, bp, node) -> Where:
     return Where(QueryContext(namespace=ns, opens=opens, module=module,
                               exclude=frozenset(x for x in (node.name,) if x),
                               line=node.pos.line,
-                              visible=imported_modules(rows, ws, text) - {module}),
+                              visible=imported_modules(rows, ws, text) - {module},
+                              near=blueprint_deps(bp, node)),
                  node_query(bp, node))
+
+
+def blueprint_deps(bp, node) -> tuple[str, ...]:
+    """The Lean names a node's blueprint says it depends on: `uses := [...]`,
+    `proofUses := [...]` (a `label:L` entry: the names of the node labelled L in the file; a
+    `-x` exclusion is skipped) and `sorry_using [...]` (the ranker's blueprint proximity)."""
+    b = node.blueprint
+    items = [*(b.uses if b else []), *(b.proof_uses if b else []), *node.sorry_using]
+    out: list[str] = []
+    for item in items:
+        item = item.strip().strip('"')
+        if not item or item.startswith("-"):
+            continue
+        if item.startswith("label:"):
+            label = item[len("label:"):]
+            out.extend(n for d in bp.decls if d.label == label for n in d.names)
+        else:
+            out.append(item)
+    return tuple(dict.fromkeys(out))
 
 
 def for_label(rows: Rows, ws: Path, label: str) -> Where:

@@ -125,3 +125,23 @@ def test_search_library_sees_only_what_the_nodes_file_imports(lib_ws: Path):  # 
         assert "Subgaussian" not in got and "Real.exp_le_exp" in got
     finally:
         ix.close()
+
+
+def test_search_library_ranks_the_nodes_blueprint_dependencies_higher(lib_ws: Path,  # noqa: F811
+                                                                      monkeypatch):
+    import harness.library.rank as rank
+
+    write(lib_ws / "Uses.lean", BLUEPRINT.replace(
+        '(statement := /-- The sub-Gaussian tail bound. -/)',
+        '(statement := /-- The sub-Gaussian tail bound. -/) (uses := [Real.exp_pos])'))
+    ix = open_index(lib_ws)
+    try:
+        bp = parse_file(lib_ws / "Uses.lean")
+        assert bp.node("lem:tail").blueprint.uses == ["Real.exp_pos"]
+        t = ProveTools(bp, "lem:tail", workspace=lib_ws, toolchain=None, library=ix)
+        q = {"query": "sub-Gaussian tail bound", "k": 3}
+        assert "Real.exp_pos" in t.call("search_library", q)
+        monkeypatch.setattr(rank, "W_BLUEPRINT", 0.0)
+        assert "Real.exp_pos" not in t.call("search_library", q)
+    finally:
+        ix.close()

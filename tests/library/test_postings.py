@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import harness.library.store as store
+import harness.library.integrity as store
 from harness.library.generate import generate_tree
 from harness.library.postings import decode, fts_tokens
 from harness.library.query import LibraryIndex, open_index

@@ -183,7 +183,7 @@ def test_only_damage_counts_as_damage(tmp_path: Path) -> None:
     """An SQL error of ours is not a damaged file (no rebuild); bytes that are not SQLite are."""
     import sqlite3
 
-    from harness.library.query import _damaged
+    from harness.library.retrieval import _damaged
 
     con = sqlite3.connect(tmp_path / "ok.sqlite")
     con.execute("CREATE TABLE t (a)")
@@ -205,7 +205,8 @@ def test_only_damage_counts_as_damage(tmp_path: Path) -> None:
 def test_an_index_whose_ids_grew_sparse_is_rebuilt(lib_ws: Path) -> None:
     import sqlite3
 
-    from harness.library.store import _sum_line, index_path
+    from harness.library.integrity import _sum_line
+    from harness.library.store import index_path
 
     build_index(lib_ws)
     path = index_path(lib_ws)
