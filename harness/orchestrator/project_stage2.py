@@ -23,15 +23,14 @@ from typing import Any
 import networkx as nx
 
 from harness.blueprint import confirmed
-from harness.blueprint.dag import Analysis, analyse
-from harness.blueprint.parse import parse_text
+from harness.blueprint.dag import Analysis
 from harness.blueprint.project import ParseCache
 from harness.blueprint.views import lean_proved
 from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator.leanview import clean_at
-from harness.orchestrator.project_run import importers, project_files
+from harness.orchestrator.project_run import ProjectWork, importers, project_work
 from harness.orchestrator.record import Candidate, Gate, MergeOutcome, Record
-from harness.orchestrator.stage2 import Stage2, outside_batch, work_graph
+from harness.orchestrator.stage2 import Stage2, outside_batch
 
 
 @dataclass
@@ -131,6 +130,7 @@ class ProjectStage2(Stage2):
         self._order: list[str] = [u.rel for u in units]
         self._imported: list[dict[str, Any]] = []  # from the gate thread, logged by the loop
         self.importers_broken: str | None = None
+        self._pw: ProjectWork | None = None
         super().__init__(record=units[0].record, gate=units[0].gate, **kw)
         self.certifier = None  # per file: see _certify
         self._checks = [
@@ -148,27 +148,34 @@ class ProjectStage2(Stage2):
 
     # ---- the project's DAG ----------------------------------------------------------------
     def _analysis(self) -> Analysis:
-        project = project_files(self.target, self.workspace, ParseCache())
-        files = [b for b in project.files if b.decls]
-        found = confirmed.edges(self.workspace, files)
-        a = analyse(parse_text("", self.target), files, whole=True, visible=project.visible,
-                    adjust=confirmed.adjuster(found, self.cfg.adjust))
-        confirmed.mark(a, found)
-        apply_lean_view(a, reopened_events(self.log.events))
-        head, events = self.record.head(), self.log.events
-        lean_proved(a, set().union(*(clean_at(of_file(events, r), head) for r in self.units)))
-        self._project, self._files = project, files
+        found: dict[str, Any] = {}
+
+        def adjust(files: list[Any]) -> Any:
+            found["edges"] = confirmed.edges(self.workspace, files)
+            return confirmed.adjuster(found["edges"], self.cfg.adjust)
+
+        def refine(a: Analysis) -> None:
+            confirmed.mark(a, found["edges"])
+            apply_lean_view(a, reopened_events(self.log.events))
+            head, events = self.record.head(), self.log.events
+            lean_proved(a, set().union(*(clean_at(of_file(events, r), head)
+                                         for r in self.units)))
+
+        # the one ordering of the project's work (project_run.project_work, tested there)
+        pw = self._pw = project_work(self.target, self.workspace, ParseCache(), adjust=adjust,
+                                     refine=refine)
+        self._project, self._files = pw.project, pw.files
         root = Path(self.record.repo.working_tree_dir or self.workspace).resolve()
-        self._rel = {id(b): Path(b.path).resolve().relative_to(root).as_posix() for b in files}
-        self._file_of = {d.key: self._rel[id(b)] for b in files for d in b.decls}
-        return a
+        self._rel = {id(b): Path(b.path).resolve().relative_to(root).as_posix()
+                     for b in pw.files}
+        self._file_of = {d.key: self._rel[id(b)] for b in pw.files for d in b.decls}
+        return pw.analysis
 
     def _work_graph(self, a: Analysis) -> tuple[nx.DiGraph, list[str], list[str],
                                                 dict[str, str]]:
-        h, work, _, blocked = work_graph(a, self._files)
-        rank = {r: i for i, r in enumerate(self._order)}
-        work.sort(key=lambda k: rank.get(self._file_of.get(k, ""), len(rank)))  # stable
-        return h, work, work, blocked
+        pw = self._pw
+        assert pw is not None and pw.analysis is a
+        return pw.graph, list(pw.work), list(pw.work), dict(pw.blocked)
 
     def _record_of(self, node: str) -> Record:
         return self.units[self._file_of[node]].record
