@@ -27,7 +27,9 @@ from harness.blueprint.dag import Analysis
 from harness.blueprint.project import ParseCache
 from harness.blueprint.views import lean_proved
 from harness.orchestrator.certify import apply_lean_view, reopened_events
+from harness.orchestrator import project_importers as pi
 from harness.orchestrator.leanview import clean_at
+from harness.orchestrator.project_importers import needs_check
 from harness.orchestrator.project_run import ProjectWork, importers, project_work
 from harness.orchestrator.record import Candidate, Gate, MergeOutcome, Record
 from harness.orchestrator.stage2 import Stage2, outside_batch
@@ -131,6 +133,8 @@ class ProjectStage2(Stage2):
         self._imported: list[dict[str, Any]] = []  # from the gate thread, logged by the loop
         self.importers_broken: str | None = None
         self._pw: ProjectWork | None = None
+        path = getattr(kw.get("log"), "path", None)
+        self._pending = Path(path).parent / pi.PENDING if path is not None else None
         super().__init__(record=units[0].record, gate=units[0].gate, **kw)
         self.certifier = None  # per file: see _certify
         self._checks = [
@@ -195,17 +199,26 @@ class ProjectStage2(Stage2):
                 continue
             u = self.units[rel]
             assert u.gate is not None
+            users = self._users(rel) if needs_check(group) else []
+            if users:  # kill-safe: a resumed run undoes a merge whose importers went unjudged
+                pi.mark(self._pending, rel, u.record.head(), batch_id)
             out = u.record.merge_batch(group, u.gate, run_id=self.run_id, batch_id=batch_id,
                                        extra_trailers={"Harness-File": rel})
-            total.commit = out.commit or total.commit
-            total.merged += out.merged
             total.rejected.update(out.rejected)
             total.superseded += out.superseded
             total.gate_calls += out.gate_calls
             total.seconds += out.seconds
             if out.commit:
                 self._advance(rel)
-                total.gate_calls += self._check_importers(rel, out.merged, batch_id)
+                calls, broke = self._check_importers(rel, out.commit, out.merged, batch_id)
+                total.gate_calls += calls
+                if broke:  # rolled back: the candidates come back rejected, with the reason
+                    for c in out.merged:
+                        total.rejected[c.aid] = broke
+                else:
+                    total.commit = out.commit
+                    total.merged += out.merged
+            pi.clear(self._pending)
         return total
 
     def _advance(self, rel: str) -> None:
@@ -217,34 +230,56 @@ class ProjectStage2(Stage2):
             if other is not u:
                 advance(other.gate, key, digest)
 
-    def _check_importers(self, rel: str, merged: list[Candidate], batch_id: str) -> int:
-        """Compile the files importing ``rel`` when the merge added declarations or changed a
-        statement; say so and skip when it changed proof bodies only. Returns gate calls."""
+    def _users(self, rel: str) -> list[str]:
+        """The project's files importing ``rel`` (import order)."""
         file = next((b for b in self._files if self._rel[id(b)] == rel), None)
         users = [self._rel[id(b)] for b in importers(self._project, file)] if file else []
-        users = [r for r in users if r in self.units]
+        return [r for r in users if r in self.units]
+
+    def _compile(self, rel: str) -> list[str] | None:
+        """``rel``'s head through its own gate: None when it passes, else why not."""
+        u = self.units[rel]
+        assert u.gate is not None
+        text = u.record.head_text()
+        out = u.gate(text, text, [], structural=False)
+        if out.certified and out.passed:
+            return None
+        return out.messages or ["the gate could not certify it"]
+
+    def _check_importers(self, rel: str, commit: str, merged: list[Candidate],
+                         batch_id: str) -> tuple[int, list[str]]:
+        """Compile the files importing ``rel`` when the merge added declarations or changed a
+        statement (say so and skip when it changed proof bodies only). A broken importer: the
+        commit is rolled back (fail closed) and the reasons are returned (else []). An importer
+        that fails without the merge too is a breakage outside the batch: the run stops."""
+        users = self._users(rel)
         if not users:
-            return 0
-        if all(c.role != "repair" and not c.helpers.strip() for c in merged):
+            return 0, []
+        if not needs_check(merged):
             self._imported.append(dict(batch=batch_id, file=rel, checked=[], skipped=users,
                                        reason="proof bodies only: an importer cannot break"))
-            return 0
-        broken: dict[str, list[str]] = {}
-        for r in users:
-            u = self.units[r]
-            assert u.gate is not None
-            text = u.record.head_text()
-            out = u.gate(text, text, [], structural=False)
-            if not (out.certified and out.passed):
-                broken[r] = out.messages or ["the gate could not certify it"]
-        self._imported.append(dict(batch=batch_id, file=rel, checked=users, skipped=[],
-                                   broken=broken, reason="the merge added or changed "
-                                   "declarations"))
-        if broken:  # the commit stands (its own gate passed); the run stops: a person decides
-            shown = "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
-            self.importers_broken = f"a merge into {rel} broke the files importing it: {shown}"
-            self._fatal = self.importers_broken  # stops the loop (exit 1, not a usage error)
-        return len(users)
+            return 0, []
+        broken = {r: m for r in users if (m := self._compile(r)) is not None}
+        ev: dict[str, Any] = dict(batch=batch_id, file=rel, checked=users, skipped=[],
+                                  broken=broken, reason="the merge added or changed "
+                                  "declarations")
+        self._imported.append(ev)
+        if not broken:
+            return len(users), []
+        shown = "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
+        why = f"a merge into {rel} broke the files importing it: {shown}"
+        ev["rolled_back"] = commit
+        ev["head"] = pi.roll_back(self.units[rel].record, commit, why)
+        self._advance(rel)  # the locks pin the restored content again
+        alone = {r: m for r in broken if (m := self._compile(r)) is not None}
+        ev["broken_without_merge"] = alone
+        calls = len(users) + len(broken)
+        if alone:  # not this merge's fault: the importer fails on its own, a person decides
+            self.importers_broken = ("files importing " + rel + " fail the gate without this "
+                                     "run's merge too: " + "; ".join(
+                                         f"{r}: {m[0]}" for r, m in list(alone.items())[:3]))
+            self._fatal = self.importers_broken  # stops the loop (exit 1)
+        return calls, [f"rolled back ({commit[:10]}): {why}"]
 
     def _finish_gate(self) -> Any:
         for ev in self._imported:  # the gate thread is done: the loop owns the log

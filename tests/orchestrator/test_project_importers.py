@@ -1,0 +1,149 @@
+"""A project run's merge that breaks a file importing it is rolled back (fail closed): real git,
+the fake Lean compiling every file from the workspace root (so an importer sees the merged
+module: tests/fakes/README.md rule 18), a generated project."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import git
+import networkx as nx
+
+from harness.blueprint.genproject import generate_project
+from harness.orchestrator import project_importers as pi
+from harness.orchestrator.executor import AttemptResult
+from harness.orchestrator.project_run import importers, project_work
+from harness.orchestrator.project_session import ProjectSession
+from harness.orchestrator.record import GateOutcome, Record
+from harness.orchestrator.run import RunSettings, Services
+from tests.orchestrator.support import FAKES, ROOT, fake_certifier
+
+PROOF = "by\n  exact Iff.rfl"
+
+
+def ws_gate(record: Record, ws: Path):
+    """The fake Lean compiles the merged text with the workspace as its directory: imports
+    resolve to the modules on disk (the branch head), as `lake env lean` sees them."""
+    from harness.blueprint.parse import parse_text
+    from harness.lean.toolchain import find_toolchain
+    from harness.lean.verdict import check_file
+
+    tc = find_toolchain(ws, str(FAKES / "lake"))
+
+    def gate(text: str, base: str, labels: list[str], **kw) -> GateOutcome:
+        v = check_file(tc, ws, parse_text(text, record.file), labels=labels, timeout_s=60)
+        msgs = [m.line(str(record.file)) for n in v.nodes for m in n.messages if m.is_error]
+        msgs += [m.line(str(record.file)) for m in v.file_errors]
+        return GateOutcome(not msgs, True, msgs)
+
+    return gate
+
+
+def module_of(ws: Path, path: str) -> str:
+    return Path(path).resolve().relative_to(ws.resolve()).with_suffix("").as_posix() \
+        .replace("/", ".")
+
+
+def helper_name(node: str) -> str:
+    return "aux_" + re.sub(r"\W", "_", node)
+
+
+def setup(ws: Path):
+    """A generated project; F (a file with open nodes) and G (a file importing F directly),
+    G declaring in F's namespace the very names F's helper lemmas will have."""
+    generate_project(ws, 8, 5, seed=3)
+    (ws / "lean-toolchain").write_text("leanprover/lean4:v4.32.0\n")
+    pw = project_work(ws / "Gen", ws)
+    for f in pw.files:
+        mine = [k for k in pw.work if pw.file_of[k] is f]
+        direct = [g for g in importers(pw.project, f)
+                  if f"import {module_of(ws, f.path)}\n" in g.text and g.decls]
+        if mine and direct:
+            break
+    else:
+        raise AssertionError("the generated project has no file with a direct importer")
+    g = direct[0]
+    ns = re.search(r"^namespace (\S+)", f.text, re.M).group(1)
+    clash = "".join(f"theorem {ns}.{helper_name(k)} : True := trivial\n" for k in mine)
+    Path(g.path).write_text(g.text.rstrip("\n") + "\n\n" + clash)
+    return pw, f, g, set(mine)
+
+
+def test_a_merge_that_breaks_an_importer_is_rolled_back_and_its_node_fails(tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    pw, f, g, mine = setup(tmp_path)
+
+    def run(job):  # F's nodes come with a helper lemma G already declares
+        helpers = (f"theorem {helper_name(job.node)} : True := trivial\n"
+                   if job.node in mine else "")
+        return AttemptResult(aid=job.aid, node=job.node, ok=True, body=PROOF, helpers=helpers,
+                             role="prove", cost=0.01, tokens=100)
+
+    def factory(session, record):
+        gate = ws_gate(record, tmp_path)
+        return Services(runner=run, make_gate=lambda: gate, certifier=fake_certifier(record))
+
+    s = ProjectSession(tmp_path / "Gen", RunSettings(stage="2", batch_window=0.05,
+                                                     max_attempts=2), workspace=tmp_path)
+    res = s.run(factory)
+    assert res.exit_code == 1, res.stop_reason
+    # F's nodes failed, with the reason; every node not resting on them was proved
+    waiting = set(mine).union(*(nx.descendants(pw.graph, n) for n in mine))
+    for n in mine:
+        assert res.nodes[n].status != "proved"
+    proved = {k for k, n in res.nodes.items() if n.status == "proved"}
+    assert set(pw.work) - waiting and set(pw.work) - waiting <= proved
+    log = [json.loads(x) for x in (s.dir / "events.jsonl").read_text().splitlines()]
+    rolled = [e for e in log if e["kind"] == "importers" and e.get("rolled_back")]
+    assert rolled
+    g_rel = Path(g.path).relative_to(tmp_path).as_posix()
+    assert all(g_rel in e["broken"] and not e["broken_without_merge"] for e in rolled)
+    assert any("has already been declared" in m for e in rolled for m in e["broken"][g_rel])
+    fails = [e for e in log if e["kind"] == "attempt_failed" or (
+        e["kind"] == "gate" and e.get("rejected"))]
+    assert any("rolled back" in json.dumps(e) and "broke the files importing it"
+               in json.dumps(e) for e in fails)
+    # the record: no rolled-back commit on the branch; the reflog keeps it for a person
+    repo = git.Repo(tmp_path)
+    on_branch = {c.hexsha for c in repo.iter_commits()}
+    assert all(e["rolled_back"] not in on_branch for e in rolled)
+    assert all(helper_name(n) not in Path(f.path).read_text() for n in mine)
+    assert not any(helper_name(n) in (c.tree / Path(f.path).relative_to(tmp_path).as_posix())
+                   .data_stream.read().decode() for c in repo.iter_commits() for n in mine)
+    reflog = repo.git.reflog("show", repo.active_branch.name)
+    assert "harness: roll back" in reflog
+    assert not repo.is_dirty() and not (s.dir / pi.PENDING).exists()
+    # and every file of the record compiles at the head, the importer included
+    for b in (f, g):
+        rec = Record(tmp_path, Path(b.path))
+        text = rec.head_text()
+        assert ws_gate(rec, tmp_path)(text, text, []).passed
+
+
+def test_a_merge_killed_before_its_importers_were_judged_is_undone_on_resume(tmp_path):
+    (tmp_path / "A.lean").write_text("theorem a : True := sorry\n")
+    rec = Record(tmp_path, tmp_path / "A.lean")
+    base = rec.commit_text("theorem a : True := sorry\n", "start\n")
+    marker = tmp_path / pi.PENDING
+    # killed before the commit: nothing to undo, the marker goes
+    pi.mark(marker, "A.lean", base, "b000007")
+    assert pi.undo_pending(marker, tmp_path) is None and not marker.exists()
+    # killed between the commit and the importers' compile: the commit is undone
+    pi.mark(marker, "A.lean", base, "b000007")
+    merged = rec.commit_text("theorem h : True := trivial\ntheorem a : True := h\n",
+                             "prove a\n\nHarness-Batch: b000007\nHarness-File: A.lean\n")
+    note = pi.undo_pending(marker, tmp_path)
+    assert note and "rolled back" in note and not marker.exists()
+    repo = git.Repo(tmp_path)
+    assert repo.head.commit.hexsha == base
+    assert (tmp_path / "A.lean").read_text() == "theorem a : True := sorry\n"
+    assert not repo.is_dirty() and f"roll back {merged[:10]}" in repo.git.reflog()
+    # a head that is not that batch's commit (someone else's): left alone
+    other = rec.commit_text("theorem a : True := trivial\n", "someone\n")
+    pi.mark(marker, "A.lean", base, "b000007")
+    assert pi.undo_pending(marker, tmp_path) is None
+    assert repo.head.commit.hexsha == other
