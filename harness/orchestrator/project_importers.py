@@ -89,3 +89,157 @@ def undo_pending(path: Path, workspace: Path) -> str | None:
     finally:
         repo.close()
         clear(path)
+
+
+def reset_to(record: Record, before: str, why: str) -> None:
+    """Undo every commit after ``before`` (the repair step's rounds on ``record``'s file)."""
+    with record._lock:
+        head = record.repo.head.commit.hexsha
+        if head != before:
+            _move_back(record.repo, record.rel, head, before, why)
+
+
+def _shown(broken: dict[str, list[str]]) -> str:
+    return "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
+
+
+class ImporterChecks:
+    """ProjectStage2's importer compile, rollback and breakage repair (project_stage2.py;
+    it provides ``_advance``, ``_relock``, ``_sync``, ``notify`` and ``record``)."""
+
+    units: dict[str, Any]
+    log: Any
+    sched: Any
+    blocked: dict[str, str]
+    importers_broken: str | None
+    _broken: dict[str, list[str]]
+    _alone: dict[str, list[str]]
+    _imported: list[dict[str, Any]]
+    _files: list[Any]
+    _rel: dict[int, str]
+    _project: Any
+    _file_of: dict[str, str]
+
+    def _users(self, rel: str) -> list[str]:
+        """The project's files importing ``rel`` (import order)."""
+        from harness.orchestrator.project_run import importers
+
+        file = next((b for b in self._files if self._rel[id(b)] == rel), None)
+        users = [self._rel[id(b)] for b in importers(self._project, file)] if file else []
+        return [r for r in users if r in self.units]
+
+    def _compile(self, rel: str) -> list[str] | None:
+        """``rel``'s head through its own gate: None when it passes, else why not."""
+        u = self.units[rel]
+        assert u.gate is not None
+        text = u.record.head_text()
+        out = u.gate(text, text, [], structural=False)
+        if out.certified and out.passed:
+            return None
+        return out.messages or [f"{rel}: the gate could not certify it"]
+
+    def _check_importers(self, rel: str, commit: str, merged: list[Candidate],
+                         batch_id: str) -> tuple[int, list[str]]:
+        """Compile the files importing ``rel`` when the merge added declarations or changed a
+        statement (say so and skip when it changed proof bodies only). A broken importer: the
+        commit is rolled back (fail closed) and the reasons are returned (else []). An importer
+        that fails without the merge too is broken outside any batch: its repair step runs
+        (from the loop, :meth:`_finish_gate`)."""
+        users = self._users(rel)
+        if not users:
+            return 0, []
+        if not needs_check(merged):
+            self._imported.append(dict(batch=batch_id, file=rel, checked=[], skipped=users,
+                                       reason="proof bodies only: an importer cannot break"))
+            return 0, []
+        broken = {r: m for r in users if (m := self._compile(r)) is not None}
+        ev: dict[str, Any] = dict(batch=batch_id, file=rel, checked=users, skipped=[],
+                                  broken=broken, reason="the merge added or changed "
+                                  "declarations")
+        self._imported.append(ev)
+        if not broken:
+            return len(users), []
+        why = f"a merge into {rel} broke the files importing it: {_shown(broken)}"
+        ev["rolled_back"] = commit
+        ev["head"] = roll_back(self.units[rel].record, commit, why)
+        self._advance(rel)  # the locks pin the restored content again
+        alone = {r: m for r in broken if (m := self._compile(r)) is not None}
+        ev["broken_without_merge"] = alone
+        self._alone.update(alone)
+        return len(users) + len(broken), [f"rolled back ({commit[:10]}): {why}"]
+
+    def _finish_gate(self) -> Any:
+        for ev in self._imported:  # the gate thread is done: the loop owns the log
+            self.log.append("importers", **ev)
+        self._imported.clear()
+        done = super()._finish_gate()  # type: ignore[misc]
+        if done is not None or not self._alone:
+            return done
+        alone, self._alone = self._alone, {}
+        msgs = [m for ms in alone.values() for m in ms]
+        self.notify("note", {"message": "files importing a merge fail the gate on their own: "
+                             + _shown(alone)})
+        self._broken = alone
+        ok, why = self._repair_broken(msgs)
+        self.log.append("breakage", batch=None, messages=msgs[:20], repaired=ok, reason=why,
+                        files=sorted(alone), commit=self.units[next(iter(alone))].record.head())
+        if ok:
+            if self._relock():
+                self.log.append("locked", commit=self.record.head(), reason="record repaired")
+            self._sync()
+            return None
+        from harness.orchestrator.stage2 import Stage2Outcome
+
+        self.importers_broken = (f"files importing a merge fail the gate without it too: "
+                                 f"{_shown(alone)}; not repaired ({why})")
+        self.log.append("note", message=self.importers_broken)
+        self.blocked.update(self.sched.blocked())
+        return Stage2Outcome(self.importers_broken, dict(self.blocked))
+
+    def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
+                        ) -> list[str]:
+        """As for one file, per file of the rejected candidates: each file's own text is asked
+        (one gate call) when every candidate was refused for something outside the batch; the
+        failing files go to their repair steps (:meth:`_repair_broken`)."""
+        from harness.orchestrator.stage2 import outside_batch
+
+        nodes = {c.node for c in cands}
+        self._broken = {}
+        if not all(outside_batch(m, nodes) for m in rejected.values()):
+            return []
+        for rel in dict.fromkeys(self._file_of.get(c.node, "") for c in cands
+                                 if c.aid in rejected):
+            u = self.units.get(rel)
+            if u is None or u.gate is None:
+                continue
+            base = u.record.head_text()
+            probe = u.gate(base, base, [], structural=False)
+            if probe.certified and not probe.passed:
+                self._broken[rel] = probe.messages or [
+                    f"{rel}: the record's own text fails the gate"]
+        return [m for ms in self._broken.values() for m in ms]
+
+    def _repair_broken(self, messages: list[str]) -> tuple[bool, str]:
+        """The single-file run's repair step (breakage.py: stage 1's restate with the
+        diagnostics, then the audit) for each failing file, with its own messages. Its new
+        statements may break the files importing it: compiled, and a repair that breaks one is
+        rolled back (not repaired)."""
+        done: list[str] = []
+        for rel, msgs in self._broken.items():
+            u = self.units[rel]
+            if u.repair is None:
+                return False, f"{rel}: no repair step configured"
+            before = u.record.head()
+            ok, why = u.repair(msgs)
+            if not ok:
+                return False, f"{rel}: {why}"
+            self._advance(rel)
+            bad = {r: m for r in self._users(rel) if (m := self._compile(r)) is not None}
+            if bad:
+                reason = f"{rel}: the restated file breaks the files importing it: {_shown(bad)}"
+                reset_to(u.record, before, reason)
+                self._advance(rel)
+                return False, reason + " (the repair was rolled back)"
+            done.append(f"{rel}: {why}")
+        self._broken = {}
+        return True, "; ".join(done) or "nothing to repair"

@@ -73,7 +73,8 @@ class ProjectSession(Session):
                 for n in svc.notes:
                     if n not in self.notes:
                         self._note(n)
-                units.append(FileUnit(rec.rel, rec, svc.make_gate(), svc.certifier))
+                units.append(FileUnit(rec.rel, rec, svc.make_gate(), svc.certifier,
+                                      svc.repair_record))
             assert services is not None
             log.append("stage", stage=2)
             s = self.settings

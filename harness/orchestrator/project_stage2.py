@@ -29,10 +29,10 @@ from harness.blueprint.views import lean_proved
 from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator import project_importers as pi
 from harness.orchestrator.leanview import clean_at
-from harness.orchestrator.project_importers import needs_check
-from harness.orchestrator.project_run import ProjectWork, importers, project_work
+from harness.orchestrator.project_importers import ImporterChecks, needs_check
+from harness.orchestrator.project_run import ProjectWork, project_work
 from harness.orchestrator.record import Candidate, Gate, MergeOutcome, Record
-from harness.orchestrator.stage2 import Stage2, outside_batch
+from harness.orchestrator.stage2 import RepairRecord, Stage2
 
 
 @dataclass
@@ -43,6 +43,7 @@ class FileUnit:
     record: Record
     gate: Gate | None = None
     certifier: Any = None
+    repair: RepairRecord | None = None  # the single-file run's repair step (breakage.py)
 
 
 class FileLog:
@@ -123,7 +124,7 @@ class _Unfinished:
         return False
 
 
-class ProjectStage2(Stage2):
+class ProjectStage2(ImporterChecks, Stage2):
     def __init__(self, *, target: Path, workspace: Path, units: list[FileUnit],
                  **kw: Any) -> None:
         self.target, self.workspace = target, workspace
@@ -132,10 +133,13 @@ class ProjectStage2(Stage2):
         self._order: list[str] = [u.rel for u in units]
         self._imported: list[dict[str, Any]] = []  # from the gate thread, logged by the loop
         self.importers_broken: str | None = None
+        self._broken: dict[str, list[str]] = {}  # file -> its failures outside any batch
+        self._alone: dict[str, list[str]] = {}  # importers failing without the merge too
         self._pw: ProjectWork | None = None
         path = getattr(kw.get("log"), "path", None)
         self._pending = Path(path).parent / pi.PENDING if path is not None else None
         super().__init__(record=units[0].record, gate=units[0].gate, **kw)
+        self.repair_record = self._repair_broken  # per file: each file's own repair step
         self.certifier = None  # per file: see _certify
         self._checks = [
             _Certify(run_id=self.run_id, record=u.record, log=FileLog(self.log, u.rel),
@@ -229,83 +233,6 @@ class ProjectStage2(Stage2):
         for other in self.units.values():
             if other is not u:
                 advance(other.gate, key, digest)
-
-    def _users(self, rel: str) -> list[str]:
-        """The project's files importing ``rel`` (import order)."""
-        file = next((b for b in self._files if self._rel[id(b)] == rel), None)
-        users = [self._rel[id(b)] for b in importers(self._project, file)] if file else []
-        return [r for r in users if r in self.units]
-
-    def _compile(self, rel: str) -> list[str] | None:
-        """``rel``'s head through its own gate: None when it passes, else why not."""
-        u = self.units[rel]
-        assert u.gate is not None
-        text = u.record.head_text()
-        out = u.gate(text, text, [], structural=False)
-        if out.certified and out.passed:
-            return None
-        return out.messages or ["the gate could not certify it"]
-
-    def _check_importers(self, rel: str, commit: str, merged: list[Candidate],
-                         batch_id: str) -> tuple[int, list[str]]:
-        """Compile the files importing ``rel`` when the merge added declarations or changed a
-        statement (say so and skip when it changed proof bodies only). A broken importer: the
-        commit is rolled back (fail closed) and the reasons are returned (else []). An importer
-        that fails without the merge too is a breakage outside the batch: the run stops."""
-        users = self._users(rel)
-        if not users:
-            return 0, []
-        if not needs_check(merged):
-            self._imported.append(dict(batch=batch_id, file=rel, checked=[], skipped=users,
-                                       reason="proof bodies only: an importer cannot break"))
-            return 0, []
-        broken = {r: m for r in users if (m := self._compile(r)) is not None}
-        ev: dict[str, Any] = dict(batch=batch_id, file=rel, checked=users, skipped=[],
-                                  broken=broken, reason="the merge added or changed "
-                                  "declarations")
-        self._imported.append(ev)
-        if not broken:
-            return len(users), []
-        shown = "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
-        why = f"a merge into {rel} broke the files importing it: {shown}"
-        ev["rolled_back"] = commit
-        ev["head"] = pi.roll_back(self.units[rel].record, commit, why)
-        self._advance(rel)  # the locks pin the restored content again
-        alone = {r: m for r in broken if (m := self._compile(r)) is not None}
-        ev["broken_without_merge"] = alone
-        calls = len(users) + len(broken)
-        if alone:  # not this merge's fault: the importer fails on its own, a person decides
-            self.importers_broken = ("files importing " + rel + " fail the gate without this "
-                                     "run's merge too: " + "; ".join(
-                                         f"{r}: {m[0]}" for r, m in list(alone.items())[:3]))
-            self._fatal = self.importers_broken  # stops the loop (exit 1)
-        return calls, [f"rolled back ({commit[:10]}): {why}"]
-
-    def _finish_gate(self) -> Any:
-        for ev in self._imported:  # the gate thread is done: the loop owns the log
-            self.log.append("importers", **ev)
-        self._imported.clear()
-        return super()._finish_gate()
-
-    def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
-                        ) -> list[str]:
-        """As for one file, per file of the rejected candidates: each file's own text is asked
-        (one gate call) when every candidate was refused for something outside the batch. No
-        repair step runs for a project (an unrepaired breakage stops the run, exit 1)."""
-        nodes = {c.node for c in cands}
-        if not all(outside_batch(m, nodes) for m in rejected.values()):
-            return []
-        out: list[str] = []
-        for rel in dict.fromkeys(self._file_of.get(c.node, "") for c in cands
-                                 if c.aid in rejected):
-            u = self.units.get(rel)
-            if u is None or u.gate is None:
-                continue
-            base = u.record.head_text()
-            probe = u.gate(base, base, [], structural=False)
-            if probe.certified and not probe.passed:
-                out += probe.messages or [f"{rel}: the record's own text fails the gate"]
-        return out
 
     def _relock(self) -> bool:
         done = False

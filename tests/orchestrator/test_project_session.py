@@ -236,9 +236,10 @@ def test_helpers_make_the_importers_compile_and_a_broken_importer_is_not_kept(
     s = ProjectSession(target, RunSettings(stage="2", batch_window=0.05), workspace=tmp_path)
     res = s.run(lambda sess, rec: fac(sess, rec, broken=True))
     # the importers fail with or without the merge: not its fault, but it is not kept either
-    # (fail closed); the run stops and says why (a merge that alone breaks an importer is
-    # rolled back and the run goes on: test_project_importers.py)
-    assert res.exit_code == 1 and "fail the gate without this run's merge too" in \
+    # (fail closed); with no repair step the run stops and says why (a merge that alone breaks
+    # an importer is rolled back and the run goes on; repairs: test_project_importers.py)
+    assert res.exit_code == 1 and "fail the gate without it too" in res.stop_reason
+    assert "not repaired (" in res.stop_reason and "no repair step configured" in \
         res.stop_reason
     assert probes  # the importers were compiled
     log = [json.loads(x) for x in (s.dir / "events.jsonl").read_text().splitlines()]
