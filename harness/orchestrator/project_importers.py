@@ -113,7 +113,7 @@ class ImporterChecks:
     blocked: dict[str, str]
     importers_broken: str | None
     _broken: dict[str, list[str]]
-    _alone: dict[str, list[str]]
+    pending: dict[str, Candidate]
     _imported: list[dict[str, Any]]
     _files: list[Any]
     _rel: dict[int, str]
@@ -165,24 +165,57 @@ class ImporterChecks:
         self._advance(rel)  # the locks pin the restored content again
         alone = {r: m for r in broken if (m := self._compile(r)) is not None}
         ev["broken_without_merge"] = alone
-        self._alone.update(alone)
+        self._broken.update(alone)  # broken on their own: their repair steps run
         return len(users) + len(broken), [f"rolled back ({commit[:10]}): {why}"]
+
+    def _broken_file(self, rel: str, group: list[Candidate],
+                     rejected: dict[str, list[str]]) -> bool:
+        """Every candidate of ``rel`` refused for something outside the batch, and the file's
+        own text fails its gate too (one call): the file is broken outside any batch — not the
+        candidates' fault (none is charged); its repair step runs from the loop."""
+        from harness.orchestrator.stage2 import outside_batch
+
+        nodes = {c.node for c in group}
+        mine = [rejected[c.aid] for c in group if c.aid in rejected]
+        if not mine or not all(outside_batch(m, nodes) for m in mine):
+            return False
+        msgs = self._compile(rel)
+        if msgs is None:
+            return False
+        self._broken[rel] = msgs
+        return True
+
+    def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
+                        ) -> list[str]:
+        return []  # per file, in the merge (:meth:`_broken_file`), whatever the other files
 
     def _finish_gate(self) -> Any:
         for ev in self._imported:  # the gate thread is done: the loop owns the log
             self.log.append("importers", **ev)
         self._imported.clear()
+        job = getattr(self, "_gate_job", None)
+        cands, batch = (job[2], job[1]) if job else ([], None)
         done = super()._finish_gate()  # type: ignore[misc]
-        if done is not None or not self._alone:
+        if not self._broken:
             return done
-        alone, self._alone = self._alone, {}
-        msgs = [m for ms in alone.values() for m in ms]
-        self.notify("note", {"message": "files importing a merge fail the gate on their own: "
-                             + _shown(alone)})
-        self._broken = alone
-        ok, why = self._repair_broken(msgs)
-        self.log.append("breakage", batch=None, messages=msgs[:20], repaired=ok, reason=why,
-                        files=sorted(alone), commit=self.units[next(iter(alone))].record.head())
+        broken, self._broken = self._broken, {}
+        from harness.orchestrator.scheduler import NodeState
+
+        for c in cands:  # the broken files' candidates wait for the gate again (as one file's)
+            if self._file_of.get(c.node) in broken and \
+                    self.sched.state(c.node) == NodeState.PENDING:
+                self.pending.setdefault(c.node, c)
+        if done is not None:
+            return done
+        return self._repair_files(broken, batch)
+
+    def _repair_files(self, broken: dict[str, list[str]], batch: str | None) -> Any:
+        msgs = [m for ms in broken.values() for m in ms]
+        self.notify("note", {"message": "the record fails the gate outside any batch: "
+                             + _shown(broken)})
+        ok, why = self._repair_broken(broken)
+        self.log.append("breakage", batch=batch, messages=msgs[:20], repaired=ok, reason=why,
+                        files=sorted(broken), commit=self.record.head())
         if ok:
             if self._relock():
                 self.log.append("locked", commit=self.record.head(), reason="record repaired")
@@ -190,42 +223,18 @@ class ImporterChecks:
             return None
         from harness.orchestrator.stage2 import Stage2Outcome
 
-        self.importers_broken = (f"files importing a merge fail the gate without it too: "
-                                 f"{_shown(alone)}; not repaired ({why})")
-        self.log.append("note", message=self.importers_broken)
+        self.importers_broken = (f"the record does not pass the gate outside any batch: "
+                                 f"{_shown(broken)}; not repaired ({why}); nothing was blocked")
         self.blocked.update(self.sched.blocked())
         return Stage2Outcome(self.importers_broken, dict(self.blocked))
 
-    def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
-                        ) -> list[str]:
-        """As for one file, per file of the rejected candidates: each file's own text is asked
-        (one gate call) when every candidate was refused for something outside the batch; the
-        failing files go to their repair steps (:meth:`_repair_broken`)."""
-        from harness.orchestrator.stage2 import outside_batch
-
-        nodes = {c.node for c in cands}
-        self._broken = {}
-        if not all(outside_batch(m, nodes) for m in rejected.values()):
-            return []
-        for rel in dict.fromkeys(self._file_of.get(c.node, "") for c in cands
-                                 if c.aid in rejected):
-            u = self.units.get(rel)
-            if u is None or u.gate is None:
-                continue
-            base = u.record.head_text()
-            probe = u.gate(base, base, [], structural=False)
-            if probe.certified and not probe.passed:
-                self._broken[rel] = probe.messages or [
-                    f"{rel}: the record's own text fails the gate"]
-        return [m for ms in self._broken.values() for m in ms]
-
-    def _repair_broken(self, messages: list[str]) -> tuple[bool, str]:
+    def _repair_broken(self, broken: dict[str, list[str]]) -> tuple[bool, str]:
         """The single-file run's repair step (breakage.py: stage 1's restate with the
         diagnostics, then the audit) for each failing file, with its own messages. Its new
         statements may break the files importing it: compiled, and a repair that breaks one is
         rolled back (not repaired)."""
         done: list[str] = []
-        for rel, msgs in self._broken.items():
+        for rel, msgs in broken.items():
             u = self.units[rel]
             if u.repair is None:
                 return False, f"{rel}: no repair step configured"
@@ -241,5 +250,4 @@ class ImporterChecks:
                 self._advance(rel)
                 return False, reason + " (the repair was rolled back)"
             done.append(f"{rel}: {why}")
-        self._broken = {}
         return True, "; ".join(done) or "nothing to repair"

@@ -134,12 +134,10 @@ class ProjectStage2(ImporterChecks, Stage2):
         self._imported: list[dict[str, Any]] = []  # from the gate thread, logged by the loop
         self.importers_broken: str | None = None
         self._broken: dict[str, list[str]] = {}  # file -> its failures outside any batch
-        self._alone: dict[str, list[str]] = {}  # importers failing without the merge too
         self._pw: ProjectWork | None = None
         path = getattr(kw.get("log"), "path", None)
         self._pending = Path(path).parent / pi.PENDING if path is not None else None
         super().__init__(record=units[0].record, gate=units[0].gate, **kw)
-        self.repair_record = self._repair_broken  # per file: each file's own repair step
         self.certifier = None  # per file: see _certify
         self._checks = [
             _Certify(run_id=self.run_id, record=u.record, log=FileLog(self.log, u.rel),
@@ -208,6 +206,8 @@ class ProjectStage2(ImporterChecks, Stage2):
                 pi.mark(self._pending, rel, u.record.head(), batch_id)
             out = u.record.merge_batch(group, u.gate, run_id=self.run_id, batch_id=batch_id,
                                        extra_trailers={"Harness-File": rel})
+            if not out.merged and self._broken_file(rel, group, out.rejected):
+                out.rejected = {}  # broken outside the batch: nobody's fault, repaired later
             total.rejected.update(out.rejected)
             total.superseded += out.superseded
             total.gate_calls += out.gate_calls

@@ -36,7 +36,7 @@ def ws_gate(record: Record, ws: Path):
     def gate(text: str, base: str, labels: list[str], **kw) -> GateOutcome:
         v = check_file(tc, ws, parse_text(text, record.file), labels=labels, timeout_s=60)
         msgs = [m.line(str(record.file)) for n in v.nodes for m in n.messages if m.is_error]
-        msgs += [m.line(str(record.file)) for m in v.file_errors]
+        msgs += [m.line(str(record.file)) for m in v.errors_anywhere]  # as the real gate
         return GateOutcome(not msgs, True, msgs)
 
     return gate
@@ -147,3 +147,84 @@ def test_a_merge_killed_before_its_importers_were_judged_is_undone_on_resume(tmp
     pi.mark(marker, "A.lean", base, "b000007")
     assert pi.undo_pending(marker, tmp_path) is None
     assert repo.head.commit.hexsha == other
+
+
+def real_gate_lines(gate):
+    """The real gate's message shape (`FILE:L:C: [lean] …`, harness.gate.verify), which the
+    breakage classification reads (stage2.outside_batch)."""
+    def g(text, base, labels, **kw):
+        out = gate(text, base, labels, **kw)
+        return GateOutcome(out.passed, out.certified,
+                           [re.sub(r": (error|warning): ", ": [lean] ", m) for m in out.messages])
+
+    return g
+
+
+BROKEN = "theorem broken_stmt : fake_elab_mismatch := trivial\n"
+
+
+def breakage_run(tmp_path, monkeypatch, fixed: str, g_extra: str = ""):
+    """F broken outside any batch (a statement Lean rejects, not a node); F's repair step
+    (a stand-in for breakage.make_record_repair: it restates the statement as ``fixed``)."""
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    pw, f, g, mine = setup(tmp_path)
+    Path(f.path).write_text(Path(f.path).read_text() + "\n" + BROKEN)
+    Path(g.path).write_text(Path(g.path).read_text() + g_extra)
+    f_rel = Path(f.path).relative_to(tmp_path).as_posix()
+    calls: list[tuple[str, list[str]]] = []
+
+    def factory(session, record):
+        gate = real_gate_lines(ws_gate(record, tmp_path))
+
+        def repair(messages):
+            calls.append((record.rel, messages))
+            record.commit_text(record.head_text().replace(BROKEN, fixed), "restate\n")
+            return True, "restated broken_stmt (audited)"
+
+        return Services(runner=lambda job: AttemptResult(
+            aid=job.aid, node=job.node, ok=True, body=PROOF, role="prove", cost=0.01,
+            tokens=100), make_gate=lambda: gate, certifier=fake_certifier(record),
+            repair_record=repair)
+
+    s = ProjectSession(tmp_path / "Gen", RunSettings(stage="2", batch_window=0.05),
+                       workspace=tmp_path)
+    res = s.run(factory)
+    log = [json.loads(x) for x in (s.dir / "events.jsonl").read_text().splitlines()]
+    return pw, f, g, mine, f_rel, calls, res, log
+
+
+def test_a_file_broken_outside_any_batch_goes_to_its_repair_step(tmp_path, monkeypatch):
+    pw, f, g, mine, f_rel, calls, res, log = breakage_run(
+        tmp_path, monkeypatch, "theorem broken_stmt : True := trivial\n")
+    assert res.exit_code == 0, res.stop_reason
+    assert set(pw.work) <= {k for k, n in res.nodes.items() if n.status == "proved"}
+    # F's own repair step, with F's own diagnostics, once
+    assert len(calls) == 1 and calls[0][0] == f_rel
+    assert any("broken_stmt" in m or "Application type mismatch" in m for m in calls[0][1])
+    brk = [e for e in log if e["kind"] == "breakage"]
+    assert len(brk) == 1 and brk[0]["repaired"] and brk[0]["files"] == [f_rel]
+    # not the candidates' fault: none of F's was rejected for it
+    assert not any(e["kind"] == "gate" and any(a.split("#")[0] in mine for a in e["rejected"])
+                   for e in log)
+    assert "fake_elab_mismatch" not in Path(f.path).read_text()
+
+
+def test_a_repair_that_breaks_an_importer_is_rolled_back_and_stops_the_run(tmp_path,
+                                                                          monkeypatch):
+    # the restated F declares `clash_r`, which G (importing F) declares too
+    pw, f, g, mine, f_rel, calls, res, log = breakage_run(
+        tmp_path, monkeypatch, "theorem clash_r : True := trivial\n",
+        g_extra="theorem _root_.clash_r : True := trivial\n")
+    assert len(calls) == 1 and res.exit_code == 1
+    assert "not repaired" in res.stop_reason and "(the repair was rolled back)" in \
+        res.stop_reason and "breaks the files importing it" in res.stop_reason
+    brk = [e for e in log if e["kind"] == "breakage"]
+    assert len(brk) == 1 and not brk[0]["repaired"]
+    # the record: F as before the repair (still broken: a person decides), G compiles
+    rec = Record(tmp_path, Path(f.path))
+    assert BROKEN in rec.head_text() and "clash_r" not in Path(f.path).read_text()
+    assert "clash_r" not in "".join(
+        (c.tree / f_rel).data_stream.read().decode() for c in git.Repo(tmp_path).iter_commits())
+    g_rec = Record(tmp_path, Path(g.path))
+    assert ws_gate(g_rec, tmp_path)(g_rec.head_text(), g_rec.head_text(), []).passed
+    assert not git.Repo(tmp_path).is_dirty()
