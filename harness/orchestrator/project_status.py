@@ -19,6 +19,7 @@ from harness.orchestrator.state import live_status, rebuild
 def _targets(target: Path) -> list[Path]:
     """The targets a project run over ``target`` may have been started with: the directory and
     its root module are one project (`run Gen` or `run Gen.lean`), with two run ids."""
+    target = target.resolve()  # `status .` names the directory it is in
     if target.is_dir():
         return [target, target.with_name(target.name + ".lean")]
     return [target, target.with_suffix("")]

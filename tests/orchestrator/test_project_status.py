@@ -104,3 +104,17 @@ def test_status_dir_shows_a_project_run_live_and_after_sigterm(tmp_path):
     # the root module names the same project: its status finds the same run
     again = json.loads(status(tmp_path / "Gen.lean", tmp_path, "--json").stdout)["run"]
     assert again["run_id"] == run["run_id"] and again["files"] == files
+
+
+def test_status_dot_finds_the_run_of_the_directory_it_is_in(tmp_path):
+    target = project(tmp_path)
+    d = run_dir(tmp_path, target)
+    d.mkdir(parents=True)
+    (d / "events.jsonl").write_text(json.dumps({"v": 1, "seq": 1, "t": 1.0, "kind": "run_started",
+                                                "config": {"workers": 2}}) + "\n")
+    r = subprocess.run([sys.executable, "-m", "harness", "status", ".", "--json"],
+                       cwd=target, env=fake_env(), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    run = json.loads(r.stdout)["run"]
+    assert run["run_id"] == d.name and not run["active"]
+    assert len(run["files"]) == 10
