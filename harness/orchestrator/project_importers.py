@@ -91,6 +91,31 @@ def undo_pending(path: Path, workspace: Path) -> str | None:
         clear(path)
 
 
+def build_module(gate: Any, file: Path, workspace: Path) -> list[str] | None:
+    """`lake build MODULE` after a change to ``file``: `lake env lean` compiles an importer
+    against the module's `.olean`, which nothing else rebuilds during a run — without this the
+    importers' compile (and their certification) would read the module as it was built before.
+    None when built (or when the gate has no toolchain: the tests' stand-in gates read the
+    sources); else why not (fail closed: the caller rolls the change back)."""
+    from harness.lean.run import run
+
+    tc = getattr(gate, "tc", None)
+    if tc is None or not hasattr(tc, "module_of"):
+        return None
+    mod = tc.module_of(file)
+    if mod is None:
+        return [f"{file}: not a module of the workspace's libraries; cannot build it"]
+    timeout = float(getattr(gate, "timeout_s", 600) or 600)
+    res = run([str(tc.lake), "build", mod], cwd=workspace, timeout_s=timeout, mem_mb=None)
+    if res.timed_out:
+        return [f"{file}: `lake build {mod}` did not finish within {timeout:g}s"]
+    if res.returncode != 0:
+        tail = (res.stdout.strip().splitlines() or res.stderr.strip().splitlines()
+                or ["no output"])
+        return [f"{file}: `lake build {mod}` failed: " + "; ".join(tail[-3:])[:300]]
+    return None
+
+
 def reset_to(record: Record, before: str, why: str) -> None:
     """Undo every commit after ``before`` (the repair step's rounds on ``record``'s file)."""
     with record._lock:
@@ -119,6 +144,7 @@ class ImporterChecks:
     _rel: dict[int, str]
     _project: Any
     _file_of: dict[str, str]
+    workspace: Path
 
     def _users(self, rel: str) -> list[str]:
         """The project's files importing ``rel`` (import order)."""
@@ -127,6 +153,10 @@ class ImporterChecks:
         file = next((b for b in self._files if self._rel[id(b)] == rel), None)
         users = [self._rel[id(b)] for b in importers(self._project, file)] if file else []
         return [r for r in users if r in self.units]
+
+    def _build(self, rel: str) -> list[str] | None:
+        u = self.units[rel]
+        return build_module(u.gate, u.record.file, self.workspace)
 
     def _compile(self, rel: str) -> list[str] | None:
         """``rel``'s head through its own gate: None when it passes, else why not."""
@@ -152,7 +182,9 @@ class ImporterChecks:
             self._imported.append(dict(batch=batch_id, file=rel, checked=[], skipped=users,
                                        reason="proof bodies only: an importer cannot break"))
             return 0, []
-        broken = {r: m for r in users if (m := self._compile(r)) is not None}
+        built = self._build(rel)
+        broken = {rel: built} if built else {
+            r: m for r in users if (m := self._compile(r)) is not None}
         ev: dict[str, Any] = dict(batch=batch_id, file=rel, checked=users, skipped=[],
                                   broken=broken, reason="the merge added or changed "
                                   "declarations")
@@ -163,7 +195,8 @@ class ImporterChecks:
         ev["rolled_back"] = commit
         ev["head"] = roll_back(self.units[rel].record, commit, why)
         self._advance(rel)  # the locks pin the restored content again
-        alone = {r: m for r in broken if (m := self._compile(r)) is not None}
+        rebuilt = self._build(rel)  # the importers compile against the restored module again
+        alone = {r: m for r in broken if r != rel and (m := rebuilt or self._compile(r))}
         ev["broken_without_merge"] = alone
         self._broken.update(alone)  # broken on their own: their repair steps run
         return len(users) + len(broken), [f"rolled back ({commit[:10]}): {why}"]
@@ -243,11 +276,16 @@ class ImporterChecks:
             if not ok:
                 return False, f"{rel}: {why}"
             self._advance(rel)
-            bad = {r: m for r in self._users(rel) if (m := self._compile(r)) is not None}
+            users = self._users(rel)
+            built = self._build(rel) if users else None
+            bad = {rel: built} if built else {
+                r: m for r in users if (m := self._compile(r)) is not None}
             if bad:
                 reason = f"{rel}: the restated file breaks the files importing it: {_shown(bad)}"
                 reset_to(u.record, before, reason)
                 self._advance(rel)
+                if users:
+                    self._build(rel)
                 return False, reason + " (the repair was rolled back)"
             done.append(f"{rel}: {why}")
         return True, "; ".join(done) or "nothing to repair"

@@ -246,6 +246,12 @@ class ProjectStage2(ImporterChecks, Stage2):
     # ---- certification: per file, at the one head ----------------------------------------
     def _certify(self) -> bool:
         head = self.record.head()
+        if self._certified is None or self._certified[0] != head:
+            # importers are certified against their imports' `.olean`s: build them at this head
+            for rel in self._order:
+                failed = self._build(rel)
+                if failed:
+                    self._note(f"before the certification: {failed[0]}")
         statuses: list[str] = []
         reopened = False
         for c in self._checks:

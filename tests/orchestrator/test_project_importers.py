@@ -33,13 +33,17 @@ def ws_gate(record: Record, ws: Path):
 
     tc = find_toolchain(ws, str(FAKES / "lake"))
 
-    def gate(text: str, base: str, labels: list[str], **kw) -> GateOutcome:
-        v = check_file(tc, ws, parse_text(text, record.file), labels=labels, timeout_s=60)
-        msgs = [m.line(str(record.file)) for n in v.nodes for m in n.messages if m.is_error]
-        msgs += [m.line(str(record.file)) for m in v.errors_anywhere]  # as the real gate
-        return GateOutcome(not msgs, True, msgs)
+    class WsGate:  # like services.LockedGate: the toolchain and timeout are attributes
+        def __init__(self) -> None:
+            self.tc, self.timeout_s = tc, 60
 
-    return gate
+        def __call__(self, text: str, base: str, labels: list[str], **kw) -> GateOutcome:
+            v = check_file(tc, ws, parse_text(text, record.file), labels=labels, timeout_s=60)
+            msgs = [m.line(str(record.file)) for n in v.nodes for m in n.messages if m.is_error]
+            msgs += [m.line(str(record.file)) for m in v.errors_anywhere]  # as the real gate
+            return GateOutcome(not msgs, True, msgs)
+
+    return WsGate()
 
 
 def module_of(ws: Path, path: str) -> str:
@@ -75,6 +79,8 @@ def setup(ws: Path):
 def test_a_merge_that_breaks_an_importer_is_rolled_back_and_its_node_fails(tmp_path,
                                                                           monkeypatch):
     monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    calls = tmp_path.parent / f"{tmp_path.name}-lean.log"
+    monkeypatch.setenv("FAKE_LEAN_LOG", str(calls))
     pw, f, g, mine = setup(tmp_path)
 
     def run(job):  # F's nodes come with a helper lemma G already declares
@@ -117,6 +123,13 @@ def test_a_merge_that_breaks_an_importer_is_rolled_back_and_its_node_fails(tmp_p
     reflog = repo.git.reflog("show", repo.active_branch.name)
     assert "harness: roll back" in reflog
     assert not repo.is_dirty() and not (s.dir / pi.PENDING).exists()
+    # the merged module was built before its importers compiled (they read its `.olean`), and
+    # again after the roll-back; every module before the final certification
+    builds = [c[2:] for c in map(json.loads, calls.read_text().splitlines())
+              if c[:2] == ["lake", "build"]]
+    f_mod = module_of(tmp_path, f.path)
+    assert builds.count([f_mod]) >= 1 + 2 * len(rolled)
+    assert {module_of(tmp_path, b.path) for b in pw.files} <= {b[0] for b in builds}
     # and every file of the record compiles at the head, the importer included
     for b in (f, g):
         rec = Record(tmp_path, Path(b.path))
