@@ -101,6 +101,10 @@ def test_a_merge_that_breaks_an_importer_is_rolled_back_and_its_node_fails(tmp_p
     waiting = set(mine).union(*(nx.descendants(pw.graph, n) for n in mine))
     for n in mine:
         assert res.nodes[n].status != "proved"
+    # the record says why (result.json): a node that failed for its importer
+    assert any(res.nodes[n].status == "blocked" and "rolled back" in res.nodes[n].reason
+               and "broke the files importing it" in res.nodes[n].reason for n in mine), \
+        {n: res.nodes[n] for n in mine}
     proved = {k for k, n in res.nodes.items() if n.status == "proved"}
     assert set(pw.work) - waiting and set(pw.work) - waiting <= proved
     log = [json.loads(x) for x in (s.dir / "events.jsonl").read_text().splitlines()]
