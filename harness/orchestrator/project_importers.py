@@ -26,6 +26,15 @@ from harness.orchestrator.gitrepo import Repo
 from harness.orchestrator.record import GIT_TIMEOUT_S, TRAILER, Candidate, Record
 from harness.orchestrator.state import atomic_write
 
+try:  # stage 2 split into parts (branch "splits", being merged at the same time as this)
+    from harness.orchestrator.stage2_base import RepairRecord, Stage2Outcome
+    from harness.orchestrator.stage2_gate import outside_batch
+except ImportError:  # stage 2 in one module
+    from harness.orchestrator.stage2 import (RepairRecord, Stage2Outcome,  # type: ignore
+                                             outside_batch)
+
+__all__ = ["RepairRecord", "ImporterChecks", "needs_check", "undo_pending", "PENDING"]
+
 PENDING = "importers-pending.json"
 
 
@@ -206,8 +215,6 @@ class ImporterChecks:
         """Every candidate of ``rel`` refused for something outside the batch, and the file's
         own text fails its gate too (one call): the file is broken outside any batch — not the
         candidates' fault (none is charged); its repair step runs from the loop."""
-        from harness.orchestrator.stage2 import outside_batch
-
         nodes = {c.node for c in group}
         mine = [rejected[c.aid] for c in group if c.aid in rejected]
         if not mine or not all(outside_batch(m, nodes) for m in mine):
@@ -254,8 +261,6 @@ class ImporterChecks:
                 self.log.append("locked", commit=self.record.head(), reason="record repaired")
             self._sync()
             return None
-        from harness.orchestrator.stage2 import Stage2Outcome
-
         self.importers_broken = (f"the record does not pass the gate outside any batch: "
                                  f"{_shown(broken)}; not repaired ({why}); nothing was blocked")
         self.blocked.update(self.sched.blocked())

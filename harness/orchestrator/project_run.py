@@ -62,7 +62,10 @@ def project_work(target: Path, workspace: Path, cache: ParseCache | None = None,
     """One work graph over every file's open parts (the scheduler of a project run; the run
     calls this, so there is one ordering). ``adjust(files)``: the DAG's edge adjuster (Lean's
     confirmed edges); ``refine(a)``: Lean's word on the analysis before the work is read off."""
-    from harness.orchestrator.stage2 import work_graph
+    try:  # stage 2 split into parts (branch "splits"), or not yet
+        from harness.orchestrator.workgraph import work_graph
+    except ImportError:
+        from harness.orchestrator.stage2 import work_graph  # type: ignore[no-redef]
 
     project = project_files(target, workspace, cache)
     files = [b for b in project.files if b.decls]

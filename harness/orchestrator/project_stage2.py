@@ -29,10 +29,10 @@ from harness.blueprint.views import lean_proved
 from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator import project_importers as pi
 from harness.orchestrator.leanview import clean_at
-from harness.orchestrator.project_importers import ImporterChecks, needs_check
+from harness.orchestrator.project_importers import ImporterChecks, RepairRecord, needs_check
 from harness.orchestrator.project_run import ProjectWork, project_work
 from harness.orchestrator.record import Candidate, Gate, MergeOutcome, Record
-from harness.orchestrator.stage2 import RepairRecord, Stage2
+from harness.orchestrator.stage2 import Stage2
 
 
 @dataclass
