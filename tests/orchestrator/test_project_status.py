@@ -4,6 +4,7 @@ stopped it midway (real subprocesses, the fake Lean, the scripted LLM server).""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -15,9 +16,16 @@ import git
 from harness.orchestrator.project_run import project_work
 from harness.orchestrator.state import run_dir
 from tests.orchestrator.support import fake_env
-from tests.orchestrator.test_project_session import gate_clean, project
+from tests.orchestrator.test_project_session import project
 from tests.orchestrator.test_run_cli import _merged_nodes, config
 from tests.support.llm_server import ScriptedLLM, text
+
+
+def gate_clean(target: Path) -> None:
+    """Canonical placeholders (`sorry` / `sorry_using […]`) for the gate's audit, as the CLI
+    test of test_project_session.py does (a no-op once the generator writes them)."""
+    for f in target.rglob("*.lean"):
+        f.write_text(re.sub(r"(:= by\n)(?:  have[^\n]*\n)+(  sorry)", r"\1\2", f.read_text()))
 
 
 def _events(log: Path) -> list[dict]:
