@@ -147,6 +147,7 @@ class ImporterChecks:
     blocked: dict[str, str]
     importers_broken: str | None
     _broken: dict[str, list[str]]
+    _requeue: set[str]
     pending: dict[str, Candidate]
     _imported: list[dict[str, Any]]
     _files: list[Any]
@@ -236,16 +237,16 @@ class ImporterChecks:
         job = getattr(self, "_gate_job", None)
         cands, batch = (job[2], job[1]) if job else ([], None)
         done = super()._finish_gate()  # type: ignore[misc]
-        if not self._broken:
-            return done
         broken, self._broken = self._broken, {}
+        again, self._requeue = self._requeue, set()
         from harness.orchestrator.scheduler import NodeState
 
-        for c in cands:  # the broken files' candidates wait for the gate again (as one file's)
-            if self._file_of.get(c.node) in broken and \
+        for c in cands:  # not their fault (a broken file; a proof rolled back with a helper
+            # that broke an importer): they wait for the gate again, uncharged
+            if (self._file_of.get(c.node) in broken or c.node in again) and \
                     self.sched.state(c.node) == NodeState.PENDING:
                 self.pending.setdefault(c.node, c)
-        if done is not None:
+        if done is not None or not broken:
             return done
         return self._repair_files(broken, batch)
 

@@ -134,6 +134,7 @@ class ProjectStage2(ImporterChecks, Stage2):
         self._imported: list[dict[str, Any]] = []  # from the gate thread, logged by the loop
         self.importers_broken: str | None = None
         self._broken: dict[str, list[str]] = {}  # file -> its failures outside any batch
+        self._requeue: set[str] = set()  # nodes whose proof was rolled back with another's
         self._pw: ProjectWork | None = None
         path = getattr(kw.get("log"), "path", None)
         self._pending = Path(path).parent / pi.PENDING if path is not None else None
@@ -216,9 +217,12 @@ class ProjectStage2(ImporterChecks, Stage2):
                 self._advance(rel)
                 calls, broke = self._check_importers(rel, out.commit, out.merged, batch_id)
                 total.gate_calls += calls
-                if broke:  # rolled back: the candidates come back rejected, with the reason
-                    for c in out.merged:
-                        total.rejected[c.aid] = broke
+                if broke:  # rolled back: the candidates that changed more than a proof body
+                    for c in out.merged:  # come back rejected, with the reason; the others
+                        if needs_check([c]):  # wait for the gate again, uncharged
+                            total.rejected[c.aid] = broke
+                        else:
+                            self._requeue.add(c.node)
                 else:
                     total.commit = out.commit
                     total.merged += out.merged

@@ -82,10 +82,13 @@ def test_a_merge_that_breaks_an_importer_is_rolled_back_and_its_node_fails(tmp_p
     calls = tmp_path.parent / f"{tmp_path.name}-lean.log"
     monkeypatch.setenv("FAKE_LEAN_LOG", str(calls))
     pw, f, g, mine = setup(tmp_path)
+    # one node comes with a helper lemma G already declares; another of F's does not rest on it
+    guilty = next({u} for u in sorted(mine) for v in sorted(mine) if u != v
+                  and v not in nx.descendants(pw.graph, u))
 
-    def run(job):  # F's nodes come with a helper lemma G already declares
+    def run(job):
         helpers = (f"theorem {helper_name(job.node)} : True := trivial\n"
-                   if job.node in mine else "")
+                   if job.node in guilty else "")
         return AttemptResult(aid=job.aid, node=job.node, ok=True, body=PROOF, helpers=helpers,
                              role="prove", cost=0.01, tokens=100)
 
@@ -97,17 +100,22 @@ def test_a_merge_that_breaks_an_importer_is_rolled_back_and_its_node_fails(tmp_p
                                                      max_attempts=2), workspace=tmp_path)
     res = s.run(factory)
     assert res.exit_code == 1, res.stop_reason
-    # F's nodes failed, with the reason; every node not resting on them was proved
-    waiting = set(mine).union(*(nx.descendants(pw.graph, n) for n in mine))
-    for n in mine:
+    # the guilty nodes failed, with the reason; every node not resting on them was proved,
+    # F's other nodes too (rolled back with a guilty one, they waited for the gate uncharged)
+    waiting = guilty.union(*(nx.descendants(pw.graph, n) for n in guilty))
+    for n in guilty:
         assert res.nodes[n].status != "proved"
     # the record says why (result.json): a node that failed for its importer
     assert any(res.nodes[n].status == "blocked" and "rolled back" in res.nodes[n].reason
-               and "broke the files importing it" in res.nodes[n].reason for n in mine), \
-        {n: res.nodes[n] for n in mine}
+               and "broke the files importing it" in res.nodes[n].reason for n in guilty), \
+        {n: res.nodes[n] for n in guilty}
     proved = {k for k, n in res.nodes.items() if n.status == "proved"}
     assert set(pw.work) - waiting and set(pw.work) - waiting <= proved
+    assert mine - waiting and mine - waiting <= proved
     log = [json.loads(x) for x in (s.dir / "events.jsonl").read_text().splitlines()]
+    assert not any("rolled back" in "; ".join(why) for e in log if e["kind"] == "gate"
+                   for a, why in (e.get("rejected") or {}).items()
+                   if a.rsplit("#", 1)[0] not in guilty)
     rolled = [e for e in log if e["kind"] == "importers" and e.get("rolled_back")]
     assert rolled
     g_rel = Path(g.path).relative_to(tmp_path).as_posix()
