@@ -4,8 +4,11 @@ A merge into F that adds declarations (helper lemmas) or splits a node can break
 imports F (a helper named as one of its declarations: Lean's "already declared"). The gate of F
 cannot see that, so after the commit the importers are compiled; when one fails, the commit is
 rolled back with git (the branch moved back by a compare-and-swap `git update-ref`, the
-working file restored) and the merged candidates come back rejected with the reason. The
-commit stays in the reflog for a person to look at, never on the branch.
+working file restored): the candidates that added declarations come back rejected with the
+reason, the proof-only ones wait for the gate again. The commit stays in the reflog for a
+person to look at, never on the branch. Before the importers compile, F's module is built
+(they read its `.olean`). A file broken outside any batch (or an importer broken on its own)
+goes to its own repair step, as in a single-file run.
 
 Kill-safe: before such a merge a marker (``importers-pending.json`` in the run's directory)
 names the file, the head before and the batch; it is removed once the importers were judged.
