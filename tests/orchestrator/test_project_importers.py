@@ -253,3 +253,42 @@ def test_a_repair_that_breaks_an_importer_is_rolled_back_and_stops_the_run(tmp_p
     g_rec = Record(tmp_path, Path(g.path))
     assert ws_gate(g_rec, tmp_path)(g_rec.head_text(), g_rec.head_text(), []).passed
     assert not git.Repo(tmp_path).is_dirty()
+
+
+def test_a_resumed_run_undoes_a_merge_whose_importers_were_never_compiled(tmp_path,
+                                                                          monkeypatch):
+    """Killed between a merge's commit and its importers' compile: the run started again rolls
+    the commit back before anything else (its note says so), then proves the project."""
+    from harness.orchestrator.state import run_dir
+
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    pw, f, g, mine = setup(tmp_path)
+    repo = git.Repo.init(tmp_path, initial_branch="main")
+    repo.git.add(A=True)
+    repo.git.commit("-m", "start", "--author", "t <t@t>", env={
+        **os.environ, "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+    base = repo.head.commit.hexsha
+    rec = Record(tmp_path, Path(f.path))
+    target = tmp_path / "Gen"
+    run_id = run_dir(tmp_path, target).name
+    clash = f"theorem {helper_name(sorted(mine)[0])} : True := trivial\n"
+    text = rec.head_text()
+    at = text.index("@[blueprint")
+    bad = rec.commit_text(text[:at] + clash + "\n" + text[at:],
+                          "harness: batch b000042\n\nHarness-Run: " + run_id + "\nHarness-Batch: "
+                          "b000042\nHarness-File: " + rec.rel + "\n")
+    pi.mark(run_dir(tmp_path, target) / pi.PENDING, rec.rel, base, "b000042")
+
+    def factory(session, record):
+        gate = ws_gate(record, tmp_path)
+        return Services(runner=lambda job: AttemptResult(
+            aid=job.aid, node=job.node, ok=True, body=PROOF, role="prove", cost=0.01,
+            tokens=100), make_gate=lambda: gate, certifier=fake_certifier(record))
+
+    s = ProjectSession(target, RunSettings(stage="2", batch_window=0.05), workspace=tmp_path)
+    res = s.run(factory)
+    assert any(n.startswith(f"rolled back {bad[:10]}") for n in res.notes), res.notes
+    assert res.exit_code == 0, res.stop_reason
+    assert bad not in {c.hexsha for c in repo.iter_commits()}
+    assert clash not in Path(f.path).read_text()
+    assert not (run_dir(tmp_path, target) / pi.PENDING).exists()
