@@ -24,7 +24,8 @@ from pydantic import ValidationError
 from harness.agents.config import HarnessConfig, load_config
 from harness.errors import CannotCertify, HarnessError, InputError, UsageError
 from harness.orchestrator.executor import LocalExecutor
-from harness.orchestrator.record import Gate, Record
+from harness.orchestrator.batchmerge import Gate
+from harness.orchestrator.record import Record
 from harness.orchestrator.run import Notify, Session
 from harness.orchestrator.runmodels import RunSettings, Services
 

@@ -44,13 +44,35 @@ def live_state(file) -> dict | None:
     return live_status(find_workspace(file), file)
 
 
+def _project_target(target: Path) -> bool:
+    try:
+        from harness.orchestrator.project_run import is_project_target
+    except ImportError:
+        return False
+    return is_project_target(target)
+
+
+def project_state(target: Path, a, rows: list[dict]) -> dict | None:
+    """A project run's state (`run DIR` or `run ROOT_MODULE`), per file
+    (harness/orchestrator/project_status.py)."""
+    from harness.orchestrator.project_status import per_file, project_live
+    from harness.workspace import find_workspace
+
+    ws = find_workspace(target)
+    live = project_live(ws, target)
+    return per_file(live, a, rows, ws) if live and "events" in live else live
+
+
 def run(args: argparse.Namespace) -> int:
     a = load(args.file, args.lint)
     require_nodes(a, args.file)
     view = node_view(a)
     keys = list(a.own) if args.all else view.own
     rows = [node_dict(a, k, view.priority) for k in keys]
-    live = live_state(args.file) if args.file.is_file() else None
+    project = _project_target(args.file)
+    nodes = set(view.own)
+    live = project_state(args.file, a, [r for r in rows if r["key"] in nodes]) if project \
+        else live_state(args.file) if args.file.is_file() else None
     person = _needs_person(args.file)
     if live and "events" in live:  # spend so far, and the cost and time to finish (forecast.py)
         from harness.orchestrator.forecast import forecast
@@ -87,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
     if live:
         out.print(describe_run(live))
         _print_placement(out, live)
+        if project:  # per file: running / gate / queued / proved / blocked, spend (a DIR run)
+            from harness.orchestrator.project_status import render as render_files
+
+            for line in render_files(live):
+                out.print(safe(line), highlight=False)
         if live.get("forecast"):
             from harness.orchestrator.forecast import render
 
@@ -105,8 +132,11 @@ def describe_run(live: dict) -> str:
         return head + escape(str(live["error"]))
     if live.get("active"):
         state = f"running (pid {live.get('pid')}), stage {live.get('stage')}"
+    elif live.get("finished") and live.get("stop_reason") == "interrupted":
+        state = "interrupted (`harness run` resumes it)"
     elif live.get("finished"):
-        state = "finished"
+        state = "finished" + (f": {escape(str(live['stop_reason']))}"
+                              if live.get("stop_reason") else "")
     else:
         state = (f"stopped in stage {live.get('stage')} before finishing (`harness run` "
                  "resumes it)")

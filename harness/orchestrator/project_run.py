@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import networkx as nx
 
@@ -55,13 +56,20 @@ def project_files(target: Path, workspace: Path, cache: ParseCache | None = None
     return project
 
 
-def project_work(target: Path, workspace: Path, cache: ParseCache | None = None) -> ProjectWork:
-    """One work graph over every file's open parts (the scheduler of a project run)."""
+def project_work(target: Path, workspace: Path, cache: ParseCache | None = None, *,
+                 adjust: Callable[[list[Blueprint]], Any] | None = None,
+                 refine: Callable[[Analysis], None] | None = None) -> ProjectWork:
+    """One work graph over every file's open parts (the scheduler of a project run; the run
+    calls this, so there is one ordering). ``adjust(files)``: the DAG's edge adjuster (Lean's
+    confirmed edges); ``refine(a)``: Lean's word on the analysis before the work is read off."""
     from harness.orchestrator.workgraph import work_graph
 
     project = project_files(target, workspace, cache)
     files = [b for b in project.files if b.decls]
-    a = analyse(parse_text("", target), files, whole=True, visible=project.visible)
+    a = analyse(parse_text("", target), files, whole=True, visible=project.visible,
+                adjust=adjust(files) if adjust is not None else None)
+    if refine is not None:
+        refine(a)
     h, work, _, blocked = work_graph(a, files)
     file_of = {d.key: b for b in files for d in b.decls}
     rank = {id(b): i for i, b in enumerate(files)}

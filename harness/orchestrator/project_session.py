@@ -21,6 +21,7 @@ from harness import signals
 from harness.errors import ExitCode, HarnessError, UsageError
 from harness.orchestrator import procs
 from harness.orchestrator.events import EventLog
+from harness.orchestrator.project_importers import PENDING, undo_pending
 from harness.orchestrator.project_run import project_files
 from harness.orchestrator.project_stage2 import FileUnit, ProjectStage2
 from harness.orchestrator.record import Record
@@ -52,6 +53,9 @@ class ProjectSession(Session):
                 preflight(self)
             stop1 = (self._stage1(services_factory, preflight, log)
                       if self.settings.stage in ("1", "all") else None)
+            undone = undo_pending(self.dir / PENDING, self.workspace)
+            if undone:
+                self._note(undone)
             records = self._records(log, state)
             first = records[0][1]
             if stop1 is not None or self.settings.stage == "1":
@@ -69,7 +73,8 @@ class ProjectSession(Session):
                 for n in svc.notes:
                     if n not in self.notes:
                         self._note(n)
-                units.append(FileUnit(rec.rel, rec, svc.make_gate(), svc.certifier))
+                units.append(FileUnit(rec.rel, rec, svc.make_gate(), svc.certifier,
+                                      svc.repair_record))
             assert services is not None
             log.append("stage", stage=2)
             s = self.settings

@@ -23,18 +23,17 @@ from typing import Any
 import networkx as nx
 
 from harness.blueprint import confirmed
-from harness.blueprint.dag import Analysis, analyse
-from harness.blueprint.parse import parse_text
+from harness.blueprint.dag import Analysis
 from harness.blueprint.project import ParseCache
 from harness.blueprint.views import lean_proved
 from harness.orchestrator.certify import apply_lean_view, reopened_events
+from harness.orchestrator import project_importers as pi
 from harness.orchestrator.leanview import clean_at
-from harness.orchestrator.project_run import importers, project_files
 from harness.orchestrator.batchmerge import Candidate, Gate, MergeOutcome
+from harness.orchestrator.project_importers import ImporterChecks, RepairRecord, needs_check
+from harness.orchestrator.project_run import ProjectWork, project_work
 from harness.orchestrator.record import Record
 from harness.orchestrator.stage2 import Stage2
-from harness.orchestrator.stage2_gate import outside_batch
-from harness.orchestrator.workgraph import work_graph
 
 
 @dataclass
@@ -45,6 +44,7 @@ class FileUnit:
     record: Record
     gate: Gate | None = None
     certifier: Any = None
+    repair: RepairRecord | None = None  # the single-file run's repair step (breakage.py)
 
 
 class FileLog:
@@ -125,7 +125,7 @@ class _Unfinished:
         return False
 
 
-class ProjectStage2(Stage2):
+class ProjectStage2(ImporterChecks, Stage2):
     def __init__(self, *, target: Path, workspace: Path, units: list[FileUnit],
                  **kw: Any) -> None:
         self.target, self.workspace = target, workspace
@@ -134,6 +134,11 @@ class ProjectStage2(Stage2):
         self._order: list[str] = [u.rel for u in units]
         self._imported: list[dict[str, Any]] = []  # from the gate thread, logged by the loop
         self.importers_broken: str | None = None
+        self._broken: dict[str, list[str]] = {}  # file -> its failures outside any batch
+        self._requeue: set[str] = set()  # nodes whose proof was rolled back with another's
+        self._pw: ProjectWork | None = None
+        path = getattr(kw.get("log"), "path", None)
+        self._pending = Path(path).parent / pi.PENDING if path is not None else None
         super().__init__(record=units[0].record, gate=units[0].gate, **kw)
         self.certifier = None  # per file: see _certify
         self._checks = [
@@ -151,27 +156,34 @@ class ProjectStage2(Stage2):
 
     # ---- the project's DAG ----------------------------------------------------------------
     def _analysis(self) -> Analysis:
-        project = project_files(self.target, self.workspace, ParseCache())
-        files = [b for b in project.files if b.decls]
-        found = confirmed.edges(self.workspace, files)
-        a = analyse(parse_text("", self.target), files, whole=True, visible=project.visible,
-                    adjust=confirmed.adjuster(found, self.cfg.adjust))
-        confirmed.mark(a, found)
-        apply_lean_view(a, reopened_events(self.log.events))
-        head, events = self.record.head(), self.log.events
-        lean_proved(a, set().union(*(clean_at(of_file(events, r), head) for r in self.units)))
-        self._project, self._files = project, files
+        found: dict[str, Any] = {}
+
+        def adjust(files: list[Any]) -> Any:
+            found["edges"] = confirmed.edges(self.workspace, files)
+            return confirmed.adjuster(found["edges"], self.cfg.adjust)
+
+        def refine(a: Analysis) -> None:
+            confirmed.mark(a, found["edges"])
+            apply_lean_view(a, reopened_events(self.log.events))
+            head, events = self.record.head(), self.log.events
+            lean_proved(a, set().union(*(clean_at(of_file(events, r), head)
+                                         for r in self.units)))
+
+        # the one ordering of the project's work (project_run.project_work, tested there)
+        pw = self._pw = project_work(self.target, self.workspace, ParseCache(), adjust=adjust,
+                                     refine=refine)
+        self._project, self._files = pw.project, pw.files
         root = Path(self.record.repo.working_tree_dir or self.workspace).resolve()
-        self._rel = {id(b): Path(b.path).resolve().relative_to(root).as_posix() for b in files}
-        self._file_of = {d.key: self._rel[id(b)] for b in files for d in b.decls}
-        return a
+        self._rel = {id(b): Path(b.path).resolve().relative_to(root).as_posix()
+                     for b in pw.files}
+        self._file_of = {d.key: self._rel[id(b)] for b in pw.files for d in b.decls}
+        return pw.analysis
 
     def _work_graph(self, a: Analysis) -> tuple[nx.DiGraph, list[str], list[str],
                                                 dict[str, str]]:
-        h, work, _, blocked = work_graph(a, self._files)
-        rank = {r: i for i, r in enumerate(self._order)}
-        work.sort(key=lambda k: rank.get(self._file_of.get(k, ""), len(rank)))  # stable
-        return h, work, work, blocked
+        pw = self._pw
+        assert pw is not None and pw.analysis is a
+        return pw.graph, list(pw.work), list(pw.work), dict(pw.blocked)
 
     def _record_of(self, node: str) -> Record:
         return self.units[self._file_of[node]].record
@@ -191,17 +203,31 @@ class ProjectStage2(Stage2):
                 continue
             u = self.units[rel]
             assert u.gate is not None
+            users = self._users(rel) if needs_check(group) else []
+            if users:  # kill-safe: a resumed run undoes a merge whose importers went unjudged
+                pi.mark(self._pending, rel, u.record.head(), batch_id)
             out = u.record.merge_batch(group, u.gate, run_id=self.run_id, batch_id=batch_id,
                                        extra_trailers={"Harness-File": rel})
-            total.commit = out.commit or total.commit
-            total.merged += out.merged
+            if not out.merged and self._broken_file(rel, group, out.rejected):
+                out.rejected = {}  # broken outside the batch: nobody's fault, repaired later
             total.rejected.update(out.rejected)
             total.superseded += out.superseded
             total.gate_calls += out.gate_calls
             total.seconds += out.seconds
             if out.commit:
                 self._advance(rel)
-                total.gate_calls += self._check_importers(rel, out.merged, batch_id)
+                calls, broke = self._check_importers(rel, out.commit, out.merged, batch_id)
+                total.gate_calls += calls
+                if broke:  # rolled back: the candidates that changed more than a proof body
+                    for c in out.merged:  # come back rejected, with the reason; the others
+                        if needs_check([c]):  # wait for the gate again, uncharged
+                            total.rejected[c.aid] = broke
+                        else:
+                            self._requeue.add(c.node)
+                else:
+                    total.commit = out.commit
+                    total.merged += out.merged
+            pi.clear(self._pending)
         return total
 
     def _advance(self, rel: str) -> None:
@@ -212,61 +238,6 @@ class ProjectStage2(Stage2):
         for other in self.units.values():
             if other is not u:
                 advance(other.gate, key, digest)
-
-    def _check_importers(self, rel: str, merged: list[Candidate], batch_id: str) -> int:
-        """Compile the files importing ``rel`` when the merge added declarations or changed a
-        statement; say so and skip when it changed proof bodies only. Returns gate calls."""
-        file = next((b for b in self._files if self._rel[id(b)] == rel), None)
-        users = [self._rel[id(b)] for b in importers(self._project, file)] if file else []
-        users = [r for r in users if r in self.units]
-        if not users:
-            return 0
-        if all(c.role != "repair" and not c.helpers.strip() for c in merged):
-            self._imported.append(dict(batch=batch_id, file=rel, checked=[], skipped=users,
-                                       reason="proof bodies only: an importer cannot break"))
-            return 0
-        broken: dict[str, list[str]] = {}
-        for r in users:
-            u = self.units[r]
-            assert u.gate is not None
-            text = u.record.head_text()
-            out = u.gate(text, text, [], structural=False)
-            if not (out.certified and out.passed):
-                broken[r] = out.messages or ["the gate could not certify it"]
-        self._imported.append(dict(batch=batch_id, file=rel, checked=users, skipped=[],
-                                   broken=broken, reason="the merge added or changed "
-                                   "declarations"))
-        if broken:  # the commit stands (its own gate passed); the run stops: a person decides
-            shown = "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
-            self.importers_broken = f"a merge into {rel} broke the files importing it: {shown}"
-            self._fatal = self.importers_broken  # stops the loop (exit 1, not a usage error)
-        return len(users)
-
-    def _finish_gate(self) -> Any:
-        for ev in self._imported:  # the gate thread is done: the loop owns the log
-            self.log.append("importers", **ev)
-        self._imported.clear()
-        return super()._finish_gate()
-
-    def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
-                        ) -> list[str]:
-        """As for one file, per file of the rejected candidates: each file's own text is asked
-        (one gate call) when every candidate was refused for something outside the batch. No
-        repair step runs for a project (an unrepaired breakage stops the run, exit 1)."""
-        nodes = {c.node for c in cands}
-        if not all(outside_batch(m, nodes) for m in rejected.values()):
-            return []
-        out: list[str] = []
-        for rel in dict.fromkeys(self._file_of.get(c.node, "") for c in cands
-                                 if c.aid in rejected):
-            u = self.units.get(rel)
-            if u is None or u.gate is None:
-                continue
-            base = u.record.head_text()
-            probe = u.gate(base, base, [], structural=False)
-            if probe.certified and not probe.passed:
-                out += probe.messages or [f"{rel}: the record's own text fails the gate"]
-        return out
 
     def _relock(self) -> bool:
         done = False
@@ -280,6 +251,12 @@ class ProjectStage2(Stage2):
     # ---- certification: per file, at the one head ----------------------------------------
     def _certify(self) -> bool:
         head = self.record.head()
+        if self._certified is None or self._certified[0] != head:
+            # importers are certified against their imports' `.olean`s: build them at this head
+            for rel in self._order:
+                failed = self._build(rel)
+                if failed:
+                    self._note(f"before the certification: {failed[0]}")
         statuses: list[str] = []
         reopened = False
         for c in self._checks:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.memory.model import Blocker
 from harness.orchestrator.executor import Executor, LocalExecutor, Runner
-from harness.orchestrator.record import Gate, GateOutcome
+from harness.orchestrator.batchmerge import Gate, GateOutcome
 from harness.orchestrator.stage1 import Stage1Agents
 
 INTERRUPTED = 130  # the shell's codes for SIGINT (128 + 2) and SIGTERM (128 + 15): the CLI

@@ -161,3 +161,19 @@ def elaborated_type(judge, name: str) -> str:
     typ = _expand(typ, d.ns, consts, names)
     binders = _expand(binders, d.ns, consts, names)
     return f"∀ {binders}, {typ}" if binders else typ
+
+
+def redeclared(judge) -> list[Msg]:
+    """README rule 18: a declaration whose full name a directly imported workspace module already
+    declares fails as Lean's `checkNotAlreadyDeclared` does (leanprover/lean4
+    src/Lean/Elab/DeclModifiers.lean: "`X` has already been declared", at the declaration's id).
+    So a helper lemma merged into a module can break a module importing it."""
+    lib = _library(judge)
+    out: list[Msg] = []
+    for d in judge.decls:
+        if d.name and d.name in lib:
+            d.has_error = True
+            data = (f"`{d.name}` has already been declared" if version_tuple() >= (4, 28)
+                    else f"'{d.name}' has already been declared")
+            out.append(Msg("error", d.name_start, d.name_end, data))
+    return out

@@ -69,6 +69,9 @@ def elaborate(path: str, fmt: str, options: dict | None = None) -> Outcome:
     if not _fakeio.mathlib_fits(text):
         return Outcome([], "failed to create thread\n", 1)
     judge = Judge(text)
+    import _fakecheck
+
+    judge.messages += _fakecheck.redeclared(judge)
 
     judge.messages += _fakeio.effects(text, {**_fakeio.options_from_text(text), **(options or {})})
     if judge.hang:

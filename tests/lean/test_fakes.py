@@ -141,3 +141,19 @@ def test_fake_log_counts_invocations(tmp_path: Path) -> None:
     run_fake([str(FAKE_LAKE), "env", "lean", "--version"], cwd=tmp_path, log=log)
     calls = [json.loads(x) for x in log.read_text().splitlines()]
     assert calls == [["lake", "env", "lean", "--version"], ["lean", "--version"]]
+
+
+def test_a_name_an_imported_module_declares_is_already_declared(tmp_path: Path) -> None:
+    """README rule 18: how a helper lemma merged into a module breaks a module importing it."""
+    (tmp_path / "A").mkdir()
+    (tmp_path / "A" / "B.lean").write_text("namespace A\ntheorem clash : True := trivial\nend A\n")
+    user = tmp_path / "User.lean"
+    user.write_text("import A.B\n\ntheorem A.clash : True := trivial\ntheorem A.other : True := "
+                    "trivial\n")
+    out = run_fake([str(FAKE_LEAN), "--json", str(user)], cwd=tmp_path)
+    msgs = [json.loads(x) for x in out.stdout.splitlines()]
+    assert out.returncode == 1
+    assert [(m["severity"], m["pos"]["line"], m["data"]) for m in msgs] == [
+        ("error", 3, "`A.clash` has already been declared")]
+    user.write_text("import A.B\n\ntheorem A.other : True := trivial\n")
+    assert run_fake([str(FAKE_LEAN), "--json", str(user)], cwd=tmp_path).returncode == 0

@@ -199,7 +199,7 @@ def helper_runner(first_file_nodes: set[str]):
     return run
 
 
-def test_helpers_make_the_importers_compile_and_a_broken_importer_stops_the_run(
+def test_helpers_make_the_importers_compile_and_a_broken_importer_is_not_kept(
         tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
     target = project(tmp_path)
@@ -225,11 +225,20 @@ def test_helpers_make_the_importers_compile_and_a_broken_importer_stops_the_run(
 
     s = ProjectSession(target, RunSettings(stage="2", batch_window=0.05), workspace=tmp_path)
     res = s.run(lambda sess, rec: fac(sess, rec, broken=True))
-    assert res.exit_code == 1 and "broke the files importing it" in res.stop_reason
+    # the importers fail with or without the merge: not its fault, but it is not kept either
+    # (fail closed); with no repair step the run stops and says why (a merge that alone breaks
+    # an importer is rolled back and the run goes on; repairs: test_project_importers.py)
+    assert res.exit_code == 1 and "does not pass the gate outside any batch" in \
+        res.stop_reason
+    assert "not repaired (" in res.stop_reason and "no repair step configured" in \
+        res.stop_reason
     assert probes  # the importers were compiled
     log = [json.loads(x) for x in (s.dir / "events.jsonl").read_text().splitlines()]
     ev = next(e for e in log if e["kind"] == "importers" and e["checked"])
     assert ev["broken"] and "added or changed declarations" in ev["reason"]
+    assert ev["rolled_back"] and ev["broken_without_merge"]
+    assert ev["rolled_back"] not in {c.hexsha for c in git.Repo(tmp_path).iter_commits()}
+    assert "helper_" not in Path(first.path).read_text()
     # a fresh project where the importers compile: every node proved, importers checked
     tmp2 = tmp_path / "again"
     target2 = project(tmp2)

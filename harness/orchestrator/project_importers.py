@@ -1,0 +1,297 @@
+"""A project run's merges and the files importing them: fail closed.
+
+A merge into F that adds declarations (helper lemmas) or splits a node can break a file that
+imports F (a helper named as one of its declarations: Lean's "already declared"). The gate of F
+cannot see that, so after the commit the importers are compiled; when one fails, the commit is
+rolled back with git (the branch moved back by a compare-and-swap `git update-ref`, the
+working file restored): the candidates that added declarations come back rejected with the
+reason, the proof-only ones wait for the gate again. The commit stays in the reflog for a
+person to look at, never on the branch. Before the importers compile, F's module is built
+(they read its `.olean`). A file broken outside any batch (or an importer broken on its own)
+goes to its own repair step, as in a single-file run.
+
+Kill-safe: before such a merge a marker (``importers-pending.json`` in the run's directory)
+names the file, the head before and the batch; it is removed once the importers were judged.
+A run resumed with the marker still there rolls back that batch's commit if it is the head —
+a merge whose importers were never checked does not stay in the record (its accepted
+candidates go back to the gate from the log).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import git
+
+from harness.orchestrator.gitrepo import Repo
+from harness.orchestrator.batchmerge import Candidate
+from harness.orchestrator.record import GIT_TIMEOUT_S, TRAILER, Record
+from harness.orchestrator.state import atomic_write
+
+from harness.orchestrator.stage2_base import RepairRecord, Stage2Outcome
+from harness.orchestrator.stage2_gate import outside_batch
+
+__all__ = ["RepairRecord", "ImporterChecks", "needs_check", "undo_pending", "PENDING"]
+
+PENDING = "importers-pending.json"
+
+
+def needs_check(cands: list[Candidate]) -> bool:
+    """More than proof bodies: a repair split or helper lemmas (new declarations). A proof body
+    alone cannot break an importer (Lean does not re-check an importer's uses of a proof)."""
+    return any(c.role == "repair" or c.helpers.strip() for c in cands)
+
+
+def mark(path: Path | None, rel: str, parent: str | None, batch: str) -> None:
+    if path is not None:
+        atomic_write(path, json.dumps({"file": rel, "parent": parent, "batch": batch}) + "\n")
+
+
+def clear(path: Path | None) -> None:
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
+def _move_back(repo: git.Repo, rel: str, commit: str, parent: str, why: str) -> None:
+    """The branch from ``commit`` back to ``parent`` (git refuses if it moved meanwhile), then
+    the working file and its index entry equal to the parent's."""
+    ref = repo.active_branch.path  # refs/heads/<branch>
+    repo.git.update_ref("-m", f"harness: roll back {commit[:10]}: {why}"[:200], ref, parent,
+                        commit, kill_after_timeout=GIT_TIMEOUT_S)
+    data = (repo.commit(parent).tree / rel).data_stream.read()
+    atomic_write(Path(repo.working_tree_dir or ".") / rel, data)
+    repo.index.add([rel])
+
+
+def roll_back(record: Record, commit: str, why: str) -> str:
+    """Undo our own ``commit`` (the branch head): returns the head it went back to."""
+    with record._lock:  # the record's git access is serialised (gitrepo.serialised)
+        parent = record.repo.commit(commit).parents[0].hexsha
+        _move_back(record.repo, record.rel, commit, parent, why)
+    return parent
+
+
+def undo_pending(path: Path, workspace: Path) -> str | None:
+    """On resume: a merge killed before its importers were judged is rolled back (if its commit
+    is the head). Returns a note for the run's notes, or None when there was nothing to undo."""
+    if not path.is_file():
+        return None
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        rel, parent, batch = data["file"], data["parent"], data["batch"]
+    except (OSError, ValueError, KeyError, TypeError):
+        clear(path)  # a torn marker: written before any commit (atomic write), nothing to undo
+        return None
+    repo = Repo(workspace)
+    try:
+        head = repo.head.commit
+        tr = dict(TRAILER.findall(head.message))
+        ours = (parent is not None and head.parents and head.parents[0].hexsha == parent
+                and tr.get("Harness-Batch") == batch and tr.get("Harness-File") == rel)
+        if not ours:
+            return None
+        _move_back(repo, rel, head.hexsha, parent, "its importers were never checked")
+        return (f"rolled back {head.hexsha[:10]} (batch {batch} into {rel}): the run stopped "
+                "before the files importing it were compiled; its proofs go back to the gate")
+    finally:
+        repo.close()
+        clear(path)
+
+
+def build_module(gate: Any, file: Path, workspace: Path) -> list[str] | None:
+    """`lake build MODULE` after a change to ``file``: `lake env lean` compiles an importer
+    against the module's `.olean`, which nothing else rebuilds during a run — without this the
+    importers' compile (and their certification) would read the module as it was built before.
+    None when built (or when the gate has no toolchain: the tests' stand-in gates read the
+    sources); else why not (fail closed: the caller rolls the change back)."""
+    from harness.lean.run import run
+
+    tc = getattr(gate, "tc", None)
+    if tc is None or not hasattr(tc, "module_of"):
+        return None
+    mod = tc.module_of(file)
+    if mod is None:
+        return [f"{file}: not a module of the workspace's libraries; cannot build it"]
+    timeout = float(getattr(gate, "timeout_s", 600) or 600)
+    res = run([str(tc.lake), "build", mod], cwd=workspace, timeout_s=timeout, mem_mb=None)
+    if res.timed_out:
+        return [f"{file}: `lake build {mod}` did not finish within {timeout:g}s"]
+    if res.returncode != 0:
+        tail = (res.stdout.strip().splitlines() or res.stderr.strip().splitlines()
+                or ["no output"])
+        return [f"{file}: `lake build {mod}` failed: " + "; ".join(tail[-3:])[:300]]
+    return None
+
+
+def reset_to(record: Record, before: str, why: str) -> None:
+    """Undo every commit after ``before`` (the repair step's rounds on ``record``'s file)."""
+    with record._lock:
+        head = record.repo.head.commit.hexsha
+        if head != before:
+            _move_back(record.repo, record.rel, head, before, why)
+
+
+def _shown(broken: dict[str, list[str]]) -> str:
+    return "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
+
+
+class ImporterChecks:
+    """ProjectStage2's importer compile, rollback and breakage repair (project_stage2.py;
+    it provides ``_advance``, ``_relock``, ``_sync``, ``notify`` and ``record``)."""
+
+    units: dict[str, Any]
+    log: Any
+    sched: Any
+    blocked: dict[str, str]
+    importers_broken: str | None
+    _broken: dict[str, list[str]]
+    _requeue: set[str]
+    pending: dict[str, Candidate]
+    _imported: list[dict[str, Any]]
+    _files: list[Any]
+    _rel: dict[int, str]
+    _project: Any
+    _file_of: dict[str, str]
+    workspace: Path
+
+    def _users(self, rel: str) -> list[str]:
+        """The project's files importing ``rel`` (import order)."""
+        from harness.orchestrator.project_run import importers
+
+        file = next((b for b in self._files if self._rel[id(b)] == rel), None)
+        users = [self._rel[id(b)] for b in importers(self._project, file)] if file else []
+        return [r for r in users if r in self.units]
+
+    def _build(self, rel: str) -> list[str] | None:
+        u = self.units[rel]
+        return build_module(u.gate, u.record.file, self.workspace)
+
+    def _compile(self, rel: str) -> list[str] | None:
+        """``rel``'s head through its own gate: None when it passes, else why not."""
+        u = self.units[rel]
+        assert u.gate is not None
+        text = u.record.head_text()
+        out = u.gate(text, text, [], structural=False)
+        if out.certified and out.passed:
+            return None
+        return out.messages or [f"{rel}: the gate could not certify it"]
+
+    def _check_importers(self, rel: str, commit: str, merged: list[Candidate],
+                         batch_id: str) -> tuple[int, list[str]]:
+        """Compile the files importing ``rel`` when the merge added declarations or changed a
+        statement (say so and skip when it changed proof bodies only). A broken importer: the
+        commit is rolled back (fail closed) and the reasons are returned (else []). An importer
+        that fails without the merge too is broken outside any batch: its repair step runs
+        (from the loop, :meth:`_finish_gate`)."""
+        users = self._users(rel)
+        if not users:
+            return 0, []
+        if not needs_check(merged):
+            self._imported.append(dict(batch=batch_id, file=rel, checked=[], skipped=users,
+                                       reason="proof bodies only: an importer cannot break"))
+            return 0, []
+        built = self._build(rel)
+        broken = {rel: built} if built else {
+            r: m for r in users if (m := self._compile(r)) is not None}
+        ev: dict[str, Any] = dict(batch=batch_id, file=rel, checked=users, skipped=[],
+                                  broken=broken, reason="the merge added or changed "
+                                  "declarations")
+        self._imported.append(ev)
+        if not broken:
+            return len(users), []
+        why = f"a merge into {rel} broke the files importing it: {_shown(broken)}"
+        ev["rolled_back"] = commit
+        ev["head"] = roll_back(self.units[rel].record, commit, why)
+        self._advance(rel)  # the locks pin the restored content again
+        rebuilt = self._build(rel)  # the importers compile against the restored module again
+        alone = {r: m for r in broken if r != rel and (m := rebuilt or self._compile(r))}
+        ev["broken_without_merge"] = alone
+        self._broken.update(alone)  # broken on their own: their repair steps run
+        return len(users) + len(broken), [f"rolled back ({commit[:10]}): {why}"]
+
+    def _broken_file(self, rel: str, group: list[Candidate],
+                     rejected: dict[str, list[str]]) -> bool:
+        """Every candidate of ``rel`` refused for something outside the batch, and the file's
+        own text fails its gate too (one call): the file is broken outside any batch — not the
+        candidates' fault (none is charged); its repair step runs from the loop."""
+        nodes = {c.node for c in group}
+        mine = [rejected[c.aid] for c in group if c.aid in rejected]
+        if not mine or not all(outside_batch(m, nodes) for m in mine):
+            return False
+        msgs = self._compile(rel)
+        if msgs is None:
+            return False
+        self._broken[rel] = msgs
+        return True
+
+    def _broken_outside(self, cands: list[Candidate], rejected: dict[str, list[str]]
+                        ) -> list[str]:
+        return []  # per file, in the merge (:meth:`_broken_file`), whatever the other files
+
+    def _finish_gate(self) -> Any:
+        for ev in self._imported:  # the gate thread is done: the loop owns the log
+            self.log.append("importers", **ev)
+        self._imported.clear()
+        job = getattr(self, "_gate_job", None)
+        cands, batch = (job[2], job[1]) if job else ([], None)
+        done = super()._finish_gate()  # type: ignore[misc]
+        broken, self._broken = self._broken, {}
+        again, self._requeue = self._requeue, set()
+        from harness.orchestrator.scheduler import NodeState
+
+        for c in cands:  # not their fault (a broken file; a proof rolled back with a helper
+            # that broke an importer): they wait for the gate again, uncharged
+            if (self._file_of.get(c.node) in broken or c.node in again) and \
+                    self.sched.state(c.node) == NodeState.PENDING:
+                self.pending.setdefault(c.node, c)
+        if done is not None or not broken:
+            return done
+        return self._repair_files(broken, batch)
+
+    def _repair_files(self, broken: dict[str, list[str]], batch: str | None) -> Any:
+        msgs = [m for ms in broken.values() for m in ms]
+        self.notify("note", {"message": "the record fails the gate outside any batch: "
+                             + _shown(broken)})
+        ok, why = self._repair_broken(broken)
+        self.log.append("breakage", batch=batch, messages=msgs[:20], repaired=ok, reason=why,
+                        files=sorted(broken), commit=self.record.head())
+        if ok:
+            if self._relock():
+                self.log.append("locked", commit=self.record.head(), reason="record repaired")
+            self._sync()
+            return None
+        self.importers_broken = (f"the record does not pass the gate outside any batch: "
+                                 f"{_shown(broken)}; not repaired ({why}); nothing was blocked")
+        self.blocked.update(self.sched.blocked())
+        return Stage2Outcome(self.importers_broken, dict(self.blocked))
+
+    def _repair_broken(self, broken: dict[str, list[str]]) -> tuple[bool, str]:
+        """The single-file run's repair step (breakage.py: stage 1's restate with the
+        diagnostics, then the audit) for each failing file, with its own messages. Its new
+        statements may break the files importing it: compiled, and a repair that breaks one is
+        rolled back (not repaired)."""
+        done: list[str] = []
+        for rel, msgs in broken.items():
+            u = self.units[rel]
+            if u.repair is None:
+                return False, f"{rel}: no repair step configured"
+            before = u.record.head()
+            ok, why = u.repair(msgs)
+            if not ok:
+                return False, f"{rel}: {why}"
+            self._advance(rel)
+            users = self._users(rel)
+            built = self._build(rel) if users else None
+            bad = {rel: built} if built else {
+                r: m for r in users if (m := self._compile(r)) is not None}
+            if bad:
+                reason = f"{rel}: the restated file breaks the files importing it: {_shown(bad)}"
+                reset_to(u.record, before, reason)
+                self._advance(rel)
+                if users:
+                    self._build(rel)
+                return False, reason + " (the repair was rolled back)"
+            done.append(f"{rel}: {why}")
+        return True, "; ".join(done) or "nothing to repair"
