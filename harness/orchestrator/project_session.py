@@ -132,6 +132,8 @@ class ProjectSession(Session):
                 _write_report(self.dir)
             finally:
                 log.close()
+                for _, rec in self._subs:  # one shared repository: its git helpers end now
+                    rec.close()
                 self.lock.release()
                 procs.unshield()
 
@@ -170,7 +172,7 @@ class ProjectSession(Session):
             raise UsageError(f"{self.file}: no blueprint file in this project")
         fresh: bool | None = None
         for f in files:
-            rec = Record(self.workspace, f)
+            rec = Record(self.workspace, f, share=self._subs[0][1] if self._subs else None)
             rec.run_id = self.run_id
             if fresh is None:
                 if rec.exclude(harness_dir(self.workspace)):

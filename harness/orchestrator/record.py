@@ -50,25 +50,35 @@ class _InProcessWrites(GitCmdObjectDB):
 
 
 class Record:
-    def __init__(self, workspace: Path, file: Path, *, init: bool = True) -> None:
+    def __init__(self, workspace: Path, file: Path, *, init: bool = True,
+                 share: Record | None = None) -> None:
+        """``share``: another file's record in the same repository — one gitpython repo and
+        one lock for both (a project run's 200 files must not keep 400 `cat-file` helpers)."""
         self.file = file.resolve()
         self.run_id: str | None = None  # when set, every commit carries `Harness-Run: <id>`
         self.created = False  # True when this record initialised the repository
-        self._lock = threading.RLock()
+        self._lock = share._lock if share is not None else threading.RLock()
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.repo = Repo(self.file.parent, search_parent_directories=True,
-                             odbt=_InProcessWrites)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            if not init:
-                raise UsageError(f"{file}: not in a git repository") from None
-            Repo.init(workspace, initial_branch="main", kill_after_timeout=GIT_TIMEOUT_S)
-            self.repo = Repo(workspace, odbt=_InProcessWrites)
-            self.created = True
+        if share is not None and self.file.is_relative_to(
+                Path(share.repo.working_tree_dir).resolve()):  # type: ignore[arg-type]
+            self.repo = share.repo
+        else:
+            self._lock = threading.RLock()
+            self.repo = self._open(workspace, init)
         root = Path(self.repo.working_tree_dir).resolve()  # type: ignore[arg-type]
         self.rel = self.file.relative_to(root).as_posix()
         self.bom = False
         self.index = IndexCache(self.file)
+
+    def _open(self, workspace: Path, init: bool) -> Repo:
+        try:
+            return Repo(self.file.parent, search_parent_directories=True, odbt=_InProcessWrites)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            if not init:
+                raise UsageError(f"{self.file}: not in a git repository") from None
+            Repo.init(workspace, initial_branch="main", kill_after_timeout=GIT_TIMEOUT_S)
+            self.created = True
+            return Repo(workspace, odbt=_InProcessWrites)
 
     def close(self) -> None:
         """End gitpython's `cat-file` helpers now, not when the garbage collector finds the

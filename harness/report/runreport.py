@@ -375,11 +375,13 @@ def _text_before_first_merge(file: Path, events: list[dict[str, Any]]) -> str | 
         return None
     import git
 
+    from harness.orchestrator.gitrepo import Repo  # git out of the terminal's ^C
+
     try:
-        repo = git.Repo(file.resolve().parent, search_parent_directories=True)
-        parent = repo.commit(first).parents[0]
-        rel = file.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
-        return parent.tree[rel].data_stream.read().decode("utf-8")
+        with Repo(file.resolve().parent, search_parent_directories=True) as repo:  # closes
+            parent = repo.commit(first).parents[0]
+            rel = file.resolve().relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
+            return parent.tree[rel].data_stream.read().decode("utf-8")
     except (git.GitError, ValueError, KeyError, IndexError, UnicodeDecodeError, OSError):
         return None
 

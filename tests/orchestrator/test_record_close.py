@@ -25,7 +25,7 @@ def _git_children() -> list[str]:
         fields = stat.rsplit(")", 1)[-1].split()
         if d.name.isdigit() and len(fields) > 2 and fields[1] == me and fields[0] != "Z" \
                 and "cat-file" in cmd:
-            out.append(cmd)
+            out.append(cmd + " @" + os.readlink(d / "cwd"))
     return out
 
 
@@ -54,3 +54,20 @@ def test_a_closed_record_reads_again(tmp_path) -> None:
     assert _git_children() == []
     assert rec.text_at() == text
     rec.close()
+
+
+def test_a_project_runs_records_share_one_repository_and_close_it(tmp_path, monkeypatch):
+    """A project run holds one record per file: they share one gitpython repository (two
+    `cat-file` helpers, not two per file), and the run ends them."""
+    from tests.orchestrator.support import ROOT
+    from tests.orchestrator.test_project_session import project, run_project
+
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
+    target = project(tmp_path)
+    before = _git_children()
+    s, res = run_project(target, workers=2)
+    assert res.exit_code == 0, res.stop_reason
+    recs = [rec for _, rec in s._subs]
+    assert len(recs) == 10 and len({id(r.repo) for r in recs}) == 1
+    assert len({id(r._lock) for r in recs}) == 1
+    assert _git_children() == before
