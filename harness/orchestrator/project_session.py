@@ -48,6 +48,7 @@ class ProjectSession(Session):
         log, state = self.open()
         self.log, self.state = log, state
         result: RunResult | None = None
+        ended = False  # the run reached its end: no thread still reads the records
         try:
             if preflight is not None:
                 preflight(self)
@@ -62,6 +63,7 @@ class ProjectSession(Session):
                 code = ExitCode.FINDINGS if stop1 else ExitCode.OK
                 result = self._result(first, rebuild(log.events), stop1 or "statements locked "
                                       "in every file", {}, code)
+                ended = True
                 return result
             state = self.state = self.reconcile(first, log, state)
             units: list[FileUnit] = []
@@ -101,6 +103,7 @@ class ProjectSession(Session):
                 ExitCode.USAGE if out.usage_error else ExitCode.OK)
             result = self._result(first, rebuild(log.events), out.stop_reason, out.blocked,
                                   code)
+            ended = True
             return result
         except HarnessError as err:
             st = rebuild(log.events)
@@ -132,8 +135,8 @@ class ProjectSession(Session):
                 _write_report(self.dir)
             finally:
                 log.close()
-                for _, rec in self._subs:  # one shared repository: its git helpers end now
-                    rec.close()
+                for _, rec in self._subs if ended else ():  # one shared repository: its
+                    rec.close()  # git helpers end now (interrupted: the OS reaps them)
                 self.lock.release()
                 procs.unshield()
 

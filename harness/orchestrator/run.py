@@ -132,6 +132,7 @@ class Session:
         self.log, self.state = log, state
         record: Record | None = None
         result: RunResult | None = None
+        ended = False  # the session ran to its end: no thread still reads the record
         try:
             if preflight is not None:  # e.g. find Lean: without it, stop before touching anything
                 preflight(self)
@@ -196,6 +197,7 @@ class Session:
                 elif out.usage_error:
                     code = ExitCode.USAGE
             result = self._result(record, rebuild(log.events), stop, blocked, code)
+            ended = True
             return result
         except HarnessError as err:
             st = rebuild(log.events)
@@ -236,7 +238,7 @@ class Session:
                     _write_report(self.dir)
             finally:
                 log.close()
-                if record is not None:
+                if record is not None and ended:  # else the process exits: the OS reaps
                     record.close()
                 self.lock.release()
                 procs.unshield()

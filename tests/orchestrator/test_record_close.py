@@ -14,7 +14,8 @@ from tests.orchestrator.support import (fake_certifier, lean_gate, scripted_runn
 from tests.orchestrator.test_feedback import ONE
 
 
-def _git_children() -> list[str]:
+def _git_children(under: Path | None = None) -> list[str]:
+    """This process's live `git cat-file` children (in ``under``: their working directory)."""
     me, out = str(os.getpid()), []
     for d in Path("/proc").iterdir():
         try:
@@ -25,13 +26,14 @@ def _git_children() -> list[str]:
         fields = stat.rsplit(")", 1)[-1].split()
         if d.name.isdigit() and len(fields) > 2 and fields[1] == me and fields[0] != "Z" \
                 and "cat-file" in cmd:
-            out.append(cmd + " @" + os.readlink(d / "cwd"))
+            cwd = os.readlink(d / "cwd")
+            if under is None or Path(cwd).is_relative_to(under):
+                out.append(f"{cmd} @{cwd}")
     return out
 
 
 def test_a_finished_session_ends_its_git_helpers(tmp_path) -> None:
     f = workspace(tmp_path, ONE)
-    before = _git_children()
     held: list[Record] = []  # as a caller's services may hold it after the run
 
     def factory(session: Session, record: Record) -> Services:
@@ -41,7 +43,7 @@ def test_a_finished_session_ends_its_git_helpers(tmp_path) -> None:
 
     res = Session(f, RunSettings(stage="2", batch_window=0.05)).run(factory)
     assert res.counts["proved"] == 1 and held
-    assert _git_children() == before
+    assert _git_children(tmp_path) == []
 
 
 def test_a_closed_record_reads_again(tmp_path) -> None:
@@ -49,9 +51,9 @@ def test_a_closed_record_reads_again(tmp_path) -> None:
     rec = Record(f.parent.parent, f)
     rec.ensure_committed("start\n")
     text = rec.text_at()
-    assert _git_children()  # the read started the helpers
+    assert _git_children(tmp_path)  # the read started the helpers
     rec.close()
-    assert _git_children() == []
+    assert _git_children(tmp_path) == []
     assert rec.text_at() == text
     rec.close()
 
@@ -64,10 +66,9 @@ def test_a_project_runs_records_share_one_repository_and_close_it(tmp_path, monk
 
     monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'fakes'}{os.pathsep}{os.environ['PATH']}")
     target = project(tmp_path)
-    before = _git_children()
     s, res = run_project(target, workers=2)
     assert res.exit_code == 0, res.stop_reason
     recs = [rec for _, rec in s._subs]
     assert len(recs) == 10 and len({id(r.repo) for r in recs}) == 1
     assert len({id(r._lock) for r in recs}) == 1
-    assert _git_children() == before
+    assert _git_children(tmp_path) == []
