@@ -16,7 +16,8 @@ from harness.agents.config import HarnessConfig
 from harness.agents.context import build_context
 from harness.agents.contracts import proof_violations
 from harness.agents.extract import json_payload, last_lean_block, split_proof_answer
-from harness.agents.llm import BudgetExceeded, LLMClient, Transcript, Usage
+from harness.agents.llm import BudgetExceeded, LLMClient
+from harness.agents.llmrecords import Transcript, Usage
 from harness.agents.roles import run_role
 from harness.agents.schemas import ProveResult
 from harness.agents.tactics import TacticRun, run_portfolio

@@ -32,7 +32,7 @@ from harness.orchestrator.runmodels import (INTERRUPTED, TERMINATED, NodeResult,
 from harness.orchestrator.stage1 import source_text, stage1
 from harness.orchestrator.stage2 import Stage2
 from harness.orchestrator.stage2_base import Stage2Config
-from harness.orchestrator.workgraph import OPEN_STATUSES
+from harness.orchestrator.workgraph import OPEN_STATUSES, unproved_imports
 from harness.orchestrator.state import (RunLock, RunState, atomic_write, rebuild, run_dir,
                                         run_id_for)
 from harness.workspace import find_workspace, harness_dir
@@ -320,7 +320,7 @@ class Session:
                     nodes[k] = NodeResult(status="open", attempts=n, reason=(
                         "rests on unproved nodes of imported files: " + ", ".join(ext_parts)))
                 else:
-                    ext = _unproved_imports(a, k)
+                    ext = unproved_imports(a, k)
                     if ext is not None:
                         waiting_on_imports += 1
                     why = "rests on unproved nodes" + (
@@ -371,27 +371,6 @@ def _write_report(d: Path) -> None:
     from harness.report.runreport import write_run_report
 
     write_run_report(d)
-
-
-def _unproved_imports(a: Any, key: str) -> list[str] | None:
-    """The unproved nodes of imported files that ``key`` (complete, not proved) rests on, when
-    every missing proof below it is in an imported file; None when one is in this file."""
-    stack, seen, ext = list(a.graph.predecessors(key)), set(), []
-    while stack:
-        u = stack.pop()
-        if u in seen or u in a.proved:
-            continue
-        seen.add(u)
-        open_ = any(p.status in OPEN_STATUSES for p in a.parts(u))
-        if a.is_external(u):
-            if open_:
-                ext.append(u)
-            stack.extend(a.graph.predecessors(u))
-        elif open_:
-            return None  # this file still has work below it
-        else:
-            stack.extend(a.graph.predecessors(u))
-    return sorted(ext)
 
 
 def _no_check(text: str) -> GateOutcome:

@@ -63,3 +63,24 @@ def work_graph(a: Analysis, files: list[Blueprint] | None = None
             else:
                 stack.extend(g.predecessors(u))
     return h, work, work, blocked
+
+
+def unproved_imports(a: Analysis, key: str) -> list[str] | None:
+    """The unproved nodes of imported files that ``key`` (complete, not proved) rests on, when
+    every missing proof below it is in an imported file; None when one is in this file."""
+    stack, seen, ext = list(a.graph.predecessors(key)), set(), []
+    while stack:
+        u = stack.pop()
+        if u in seen or u in a.proved:
+            continue
+        seen.add(u)
+        open_ = any(p.status in OPEN_STATUSES for p in a.parts(u))
+        if a.is_external(u):
+            if open_:
+                ext.append(u)
+            stack.extend(a.graph.predecessors(u))
+        elif open_:
+            return None  # this file still has work below it
+        else:
+            stack.extend(a.graph.predecessors(u))
+    return sorted(ext)

@@ -7,7 +7,8 @@ import threading
 import pytest
 
 from harness.agents.config import Endpoint, HarnessConfig
-from harness.agents.llm import BudgetExceeded, Ledger, LLMClient, LLMError, Transcript
+from harness.agents.llm import BudgetExceeded, Ledger, LLMClient, LLMError
+from harness.agents.llmrecords import Transcript
 from tests.support.llm_server import error, malformed, slow, text
 
 KEY = "sk-test-SECRET-0123456789"

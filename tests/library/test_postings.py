@@ -13,7 +13,8 @@ import pytest
 
 import harness.library.integrity as store
 from harness.library.generate import generate_tree
-from harness.library.postings import decode, fts_tokens
+from harness.library.ftstokens import fts_tokens
+from harness.library.postings import decode
 from harness.library.query import LibraryIndex, open_index
 from harness.library.store import build_index, check_index, index_path
 from tests.library.conftest import update_mathlib, write
