@@ -3,9 +3,10 @@
 Only the allowed declarations may change: for restate, the statements Lean rejected; for refine,
 the nodes the audit findings name. Everything else — other declarations with their proofs, and
 the text between declarations — stays byte-identical, so a partly proved file can be repaired.
-A refine may also add placeholder nodes (a finding about a missing result): blueprint nodes
-whose body is `sorry`/`sorry_using`, or complete definitions; the text around them may gain
-blank lines, nothing else.
+A refine may also add placeholder nodes (a finding about a missing result): lemma/theorem
+blueprint nodes whose body is `sorry`/`sorry_using` and whose name no untouched declaration
+after them mentions — never a definition or instance, which would change what the untouched
+statements mean; the text around them may gain blank lines, nothing else.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 
 from harness.agents.contracts import statement_violations
 from harness.blueprint.dag import analyse
-from harness.blueprint.model import BodyStatus, Blueprint
+from harness.blueprint.model import BodyStatus, Blueprint, DeclKind
 from harness.blueprint.parse import parse_text
 from harness.errors import HarnessError
+
+_IDENT = re.compile(r"[^\W\d][\w.'!?₀-₉]*")
 
 # why a declaration may change, by step: restate (Lean's errors) or refine (audit findings)
 _REASON = {"restate": ("Lean reported no error in it", "the statements Lean rejects"),
@@ -60,7 +63,7 @@ def restate_problems(old: Blueprint, lean: str, allowed: set[str], *, step: str 
         problems.append("text between the declarations changed (an `open`, `variable`, "
                         "`set_option`, …): keep everything but the rejected statements "
                         "byte-identical")
-    problems += _added_problems(new, added)
+    problems += _added_problems(new, added, [nd for (_, nd), r in zip(pairs, restated) if not r])
     for d, nd in touched:
         name = d.label or d.key
         problems += [f"{name}: {v}" for v in
@@ -111,23 +114,31 @@ def _blank_lines(pieces: list[str], loose: list[Any]) -> list[str]:
     return [re.sub(r"\n\s*\n", "\n\n", p) for p in pieces] if loose else pieces
 
 
-def _added_problems(new: Blueprint, added: list[Any]) -> list[str]:
-    """A node a refine adds: a blueprint node with a placeholder body (no proof), or a
-    complete definition; no forbidden construct."""
+def _added_problems(new: Blueprint, added: list[Any], unnamed: list[Any]) -> list[str]:
+    """A declaration a refine adds: only a lemma/theorem blueprint node with a placeholder body
+    (a definition, instance, notation … would change what the untouched statements mean), no
+    forbidden construct, and a name no untouched declaration after it mentions (it would be
+    shadowed there: the same text, another meaning)."""
     problems = []
     for nd in added:
         name = nd.label or nd.key
         problems += [f"{name}: {v}" for v in
                      statement_violations(new.text[nd.span.start:nd.span.end])]
-        if nd.kind.is_proof and not nd.is_node:
-            problems.append(f"{name}: a new lemma or theorem must be a blueprint node "
-                            "(@[blueprint \"label\" ...])")
-        if nd.kind.is_proof and nd.status not in (BodyStatus.SORRY, BodyStatus.SORRY_USING):
+        if nd.kind not in (DeclKind.THEOREM, DeclKind.LEMMA) or not nd.is_node:
+            problems.append(f"{name}: a refine may add only lemma/theorem blueprint nodes "
+                            "(@[blueprint \"label\" ...]) with a placeholder body")
+            continue
+        if nd.status not in (BodyStatus.SORRY, BodyStatus.SORRY_USING):
             problems.append(f"{name}: a new node's body is a `sorry`/`sorry_using` placeholder "
                             "(a refine writes no proof)")
-        if nd.kind.is_definition and not nd.status.is_complete \
-                and nd.status != BodyStatus.NO_BODY:
-            problems.append(f"{name}: definition is incomplete (definitions must be complete)")
+        names = {n for n in (nd.name, nd.short_name) if n}
+        names |= {n.rsplit(".", 1)[-1] for n in names}
+        for d in unnamed:
+            if d.span.start > nd.span.start and names & set(
+                    _IDENT.findall(new.text[d.span.start:d.span.end])):
+                problems.append(f"{name}: {d.label or d.key} (unchanged) mentions its name; "
+                                "choose a name nothing after it uses")
+                break
     return problems
 
 

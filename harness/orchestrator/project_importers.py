@@ -91,13 +91,14 @@ def undo_pending(path: Path, workspace: Path) -> str | None:
         ours = (parent is not None and head.parents and head.parents[0].hexsha == parent
                 and tr.get("Harness-Batch") == batch and tr.get("Harness-File") == rel)
         if not ours:
+            clear(path)
             return None
         _move_back(repo, rel, head.hexsha, parent, "its importers were never checked")
+        clear(path)  # only once the commit is undone: a failed roll-back is tried again
         return (f"rolled back {head.hexsha[:10]} (batch {batch} into {rel}): the run stopped "
                 "before the files importing it were compiled; its proofs go back to the gate")
     finally:
         repo.close()
-        clear(path)
 
 
 def build_module(gate: Any, file: Path, workspace: Path) -> list[str] | None:
@@ -273,16 +274,22 @@ class ImporterChecks:
         statements may break the files importing it: compiled, and a repair that breaks one is
         rolled back (not repaired)."""
         done: list[str] = []
+        repaired: set[str] = set()
         for rel, msgs in broken.items():
             u = self.units[rel]
             if u.repair is None:
                 return False, f"{rel}: no repair step configured"
             before = u.record.head()
             ok, why = u.repair(msgs)
-            if not ok:
+            if not ok:  # nothing of a failed repair stays (its restate rounds may have committed)
+                if u.record.head() != before:
+                    reset_to(u.record, before, f"{rel}: the repair failed: {why}")
+                    self._advance(rel)
                 return False, f"{rel}: {why}"
             self._advance(rel)
-            users = self._users(rel)
+            # an importer that is itself still broken is repaired after this file, not held
+            # against it
+            users = [r for r in self._users(rel) if r not in broken or r in repaired]
             built = self._build(rel) if users else None
             bad = {rel: built} if built else {
                 r: m for r in users if (m := self._compile(r)) is not None}
@@ -294,4 +301,5 @@ class ImporterChecks:
                     self._build(rel)
                 return False, reason + " (the repair was rolled back)"
             done.append(f"{rel}: {why}")
+            repaired.add(rel)
         return True, "; ".join(done) or "nothing to repair"

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import git
+import pytest
 import networkx as nx
 
 from harness.blueprint.genproject import generate_project
@@ -167,6 +168,19 @@ def test_a_merge_killed_before_its_importers_were_judged_is_undone_on_resume(tmp
     assert repo.head.commit.hexsha == base
     assert (tmp_path / "A.lean").read_text() == "theorem a : True := sorry\n"
     assert not repo.is_dirty() and f"roll back {merged[:10]}" in repo.git.reflog()
+    # the roll-back itself fails (a stale ref lock from the kill): the marker stays, and the
+    # next resume undoes the commit
+    pi.mark(marker, "A.lean", base, "b000008")
+    again = rec.commit_text("theorem a : True := trivial\n",
+                            "prove a\n\nHarness-Batch: b000008\nHarness-File: A.lean\n")
+    lock = tmp_path / ".git" / "refs" / "heads" / f"{repo.active_branch.name}.lock"
+    lock.write_text("")
+    with pytest.raises(git.GitCommandError):
+        pi.undo_pending(marker, tmp_path)
+    assert marker.exists() and repo.head.commit.hexsha == again
+    lock.unlink()
+    assert "rolled back" in (pi.undo_pending(marker, tmp_path) or "")
+    assert repo.head.commit.hexsha == base and not marker.exists()
     # a head that is not that batch's commit (someone else's): left alone
     other = rec.commit_text("theorem a : True := trivial\n", "someone\n")
     pi.mark(marker, "A.lean", base, "b000007")

@@ -97,7 +97,18 @@ def test_the_refine_contract_accepts_a_partly_proved_file() -> None:
      "lem:new: a new node's body is a `sorry`/`sorry_using` placeholder"),
     (lambda t: t.replace('@[blueprint "thm:both"', "theorem new_lem : True := by\n  sorry\n\n"
                          '@[blueprint "thm:both"'),
-     "new_lem: a new lemma or theorem must be a blueprint node"),
+     "new_lem: a refine may add only lemma/theorem blueprint nodes"),
+    # an instance or a definition changes what the untouched statements below it mean
+    (lambda t: t.replace('@[blueprint "thm:both"', "instance weird : Add Nat := ⟨fun _ _ => 4⟩"
+                         '\n\n@[blueprint "thm:both"'),
+     "a refine may add only lemma/theorem blueprint nodes"),
+    (lambda t: t.replace('@[blueprint "thm:both"', "def helper (n : Nat) : Nat := n\n\n"
+                         '@[blueprint "thm:both"'),
+     "a refine may add only lemma/theorem blueprint nodes"),
+    # a new node named like something an untouched statement after it mentions shadows it
+    (lambda t: t.replace('@[blueprint "thm:both"', NEW_NODE.replace("new_lem", "add_zero_lem")
+                         .format(body="sorry") + '@[blueprint "thm:both"'),
+     "lem:new: thm:both (unchanged) mentions its name"),
     (lambda t: t.replace('@[blueprint "thm:both"', NEW_NODE.format(body="sorry")
                          + 'open Nat\n\n@[blueprint "thm:both"'),
      "text between the declarations changed"),
