@@ -30,8 +30,9 @@ _REASON = {"restate": ("Lean reported no error in it", "the statements Lean reje
 def restate_problems(old: Blueprint, lean: str, allowed: set[str], *, step: str = "restate"
                      ) -> list[str]:
     """The restate contract on a new text. Only the ``allowed`` declarations (the nodes Lean
-    rejected; for ``step="refine"``, the nodes the audit findings name) may change; everything else — other declarations with their proofs, and the text
-    between declarations — stays byte-identical. A restated theorem keeps its proof or has it
+    rejected; for ``step="refine"``, the nodes the audit findings name) may change; everything
+    else — other declarations with their proofs, and the text between declarations — stays
+    byte-identical. A restated theorem keeps its proof or has it
     reset to a `sorry`/`sorry_using` placeholder (never a new proof: proofs go through stage
     2's gate); a restated node keeps its label. The new text must parse, add no plan finding,
     and its restated declarations use no forbidden construct. Unlike construct, a partly
@@ -54,6 +55,7 @@ def restate_problems(old: Blueprint, lean: str, allowed: set[str], *, step: str 
     pairs = list(zip(old.decls, kept))
     restated = [(d.label or d.key) in allowed or d.key in allowed for d, _ in pairs]
     touched = [pair for pair, r in zip(pairs, restated) if r]
+    unnamed = [nd for (_, nd), r in zip(pairs, restated) if not r]
     why, only = _REASON[step]
     problems = [f"{d.label or d.key} changed, but {why}: change only {only}"
                 for (d, nd), r in zip(pairs, restated) if not r
@@ -63,7 +65,7 @@ def restate_problems(old: Blueprint, lean: str, allowed: set[str], *, step: str 
         problems.append("text between the declarations changed (an `open`, `variable`, "
                         "`set_option`, …): keep everything but the rejected statements "
                         "byte-identical")
-    problems += _added_problems(new, added, [nd for (_, nd), r in zip(pairs, restated) if not r])
+    problems += _added_problems(new, added, unnamed)
     for d, nd in touched:
         name = d.label or d.key
         problems += [f"{name}: {v}" for v in
@@ -93,7 +95,7 @@ def outside(bp: Blueprint, decls: list[Any]) -> list[str]:
 
 
 def _outside_without(bp: Blueprint, decls: list[Any], added: list[Any]) -> list[str]:
-    """:func:`_outside` of ``decls`` with the ``added`` declarations cut out: the pieces on
+    """:func:`outside` of ``decls`` with the ``added`` declarations cut out: the pieces on
     either side of an added one join (blank lines around it do not count)."""
     if not added:
         return outside(bp, decls)

@@ -6,8 +6,8 @@ no secrets) and sends back an :class:`AttemptResult` with its cost and where it 
 
 - Each attempt is one task needing one CPU and ``lean_memory_gb`` of Ray's ``memory`` resource,
   so Ray never places more Lean processes on a node than fit.
-- One :class:`~harness.cluster.node.NodeService` actor per node (created by the head for every live node, also for
-  nodes that join later) checks the node once — workspace, Lake packages, toolchain, the key's
+- One :class:`~harness.cluster.node.NodeService` actor per node (created by the head for every
+  live node, also for nodes that join later) checks the node once — workspace, Lake packages, toolchain, the key's
   variable — and keeps a warm REPL with the blueprint's header elaborated; the attempts placed
   on that node use it for their goal queries (advisory; certification stays a full compile).
 - A task whose worker process or node dies is re-dispatched (up to ``MAX_LOST`` times), logged

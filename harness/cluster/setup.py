@@ -40,7 +40,8 @@ def worker_spec(settings: Any, cfg: Any, workspace: Path, lake: str | None) -> A
         data["endpoint"]["base_url"] = endpoint.base_url
     model, env_model = cfg.model_overrides()
     return WorkerSpec(workspace=str(workspace), lake=lake or os.environ.get("HARNESS_LAKE"),
-                      config=data, model=model, env_model=env_model, key_env=cfg.endpoint.api_key_env if endpoint.api_key else None,
+                      config=data, model=model, env_model=env_model,
+                      key_env=cfg.endpoint.api_key_env if endpoint.api_key else None,
                       lean_memory_gb=settings.lean_memory_gb,
                       workspace_mode=settings.ray_workspace)
 

@@ -57,14 +57,12 @@ class Record:
         self.file = file.resolve()
         self.run_id: str | None = None  # when set, every commit carries `Harness-Run: <id>`
         self.created = False  # True when this record initialised the repository
-        self._lock = share._lock if share is not None else threading.RLock()
         self.file.parent.mkdir(parents=True, exist_ok=True)
         if share is not None and self.file.is_relative_to(
                 Path(share.repo.working_tree_dir).resolve()):  # type: ignore[arg-type]
-            self.repo = share.repo
+            self.repo, self._lock = share.repo, share._lock
         else:
-            self._lock = threading.RLock()
-            self.repo = self._open(workspace, init)
+            self.repo, self._lock = self._open(workspace, init), threading.RLock()
         root = Path(self.repo.working_tree_dir).resolve()  # type: ignore[arg-type]
         self.rel = self.file.relative_to(root).as_posix()
         self.bom = False
