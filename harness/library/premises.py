@@ -8,9 +8,10 @@ itself excluded and never returned. recall@k = |gold ∩ top k| / |gold|, averag
 theorems; MRR = the mean of 1/rank of the first gold hit (0 when none is in the top k). The plain
 BM25 baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queries, same run.
 
-Runs: `ranker` (the place's namespace, opens, module and line, as before), `search` (plain
-`harness search`: no context at all), `search_for` (what `search --for/--at` and the prover's
-tool get: the place plus the modules the file imports, transitively) and BM25 with the same
+Runs: `ranker` (the place's namespace, opens, module and line, with no imports known; only
+modules that do not import the place's module are visible, so no later proof votes or counts),
+`search` (plain `harness search`: no context at all), `search_for` (what `search --for/--at`
+and the prover's tool get: the place plus the modules the file imports, transitively) and BM25 with the same
 filters (`baseline_bm25_accessible`, `baseline_bm25_visible`), to show what a filter alone buys.
 """
 
@@ -97,7 +98,8 @@ def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
         try:
             if deps is not None:
                 blueprint = blueprint_runs(ix, bp_cases, deps, vis, k)
-            runs = {"ranker": _run(ix, cases, k, ranked=True),
+            runs = {"ranker": _run(ix, cases, k, ranked=True,
+                                   visible=_not_downstream(ix, corpus, {m for _, m, _ in cases})),
                     "search": _run(ix, cases, k, ranked=True, place=False),
                     "search_for": _run(ix, cases, k, ranked=True, visible=vis),
                     "baseline_bm25_visible": _run(ix, cases, k, ranked=False, accessible=True,
@@ -170,6 +172,40 @@ def _visible(ix: LibraryIndex, corpus: Path, modules: set[str]) -> dict[str, fro
             except OSError:
                 continue
             out[module] = imported_modules(ix.rows, corpus, text) - {module}
+    return out
+
+
+def _not_downstream(ix: LibraryIndex, corpus: Path, modules: set[str]
+                    ) -> dict[str, frozenset[str]]:
+    """Per queried module M: every corpus module except M and those importing M (directly or
+    not) — the `ranker` run's place knows no imports, but a proof that imports M is written
+    after it and may not vote or count for it (k-NN, usage centrality)."""
+    from collections import deque
+
+    from harness.library.visible import header_imports
+
+    files = dict(ix.rows("SELECT module, rel FROM files", ()))
+    importers: dict[str, set[str]] = {}
+    for module, rel in files.items():
+        try:
+            with (corpus / rel).open(encoding="utf-8", errors="replace") as fh:
+                head = fh.read(64 << 10)
+        except OSError:
+            continue
+        for imp in header_imports(head)[0]:
+            # a root with no file stands for the modules under it (as visible.py reads it)
+            for target in [imp] if imp in files else [x for x in files
+                                                      if x.startswith(imp + ".")]:
+                importers.setdefault(target, set()).add(module)
+    out: dict[str, frozenset[str]] = {}
+    for m in modules:
+        down, todo = {m}, deque([m])
+        while todo:
+            for x in importers.get(todo.popleft(), ()):
+                if x not in down:
+                    down.add(x)
+                    todo.append(x)
+        out[m] = frozenset(files) - down
     return out
 
 

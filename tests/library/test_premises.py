@@ -187,3 +187,26 @@ def test_blueprint_runs_pass_the_nodes_uses_as_search_for_does(tmp_path: Path):
     assert r["search_for_statement_uses"] == r["search_for"] | {
         k: r["search_for_statement_uses"][k] for k in ("ms_per_query", "ms_p95")}
     assert r["search_for_all_uses"]["recall@10"] == 1.0
+
+
+LATER = """\
+import G.Main
+
+/-- Main claim bound again. -/
+theorem main_claim_again (x : Nat) : x ≤ x + 4 := by
+  have := obscure_qq True trivial
+  exact pad_one x
+"""
+
+
+def test_the_ranker_run_never_lets_an_importing_modules_proof_vote(tmp_path: Path):
+    """`main_claim_again` (in a module importing `main_claim`'s) has the same statement and
+    proof: from `main_claim`'s place it must not vote for `obscure_qq` (no query word finds
+    it), while `main_claim` may vote for `main_claim_again` — as in `search --for`."""
+    write(tmp_path / "G" / "Base.lean", BASE)
+    write(tmp_path / "G" / "Main.lean", MAIN)
+    write(tmp_path / "G" / "Later.lean", LATER)
+    r = recall_benchmark(tmp_path, sample=None)
+    assert r["theorems"] == 2
+    assert r["search_for"]["recall@10"] == 0.75  # 1.0 from Later, 0.5 from Main
+    assert r["ranker"]["recall@10"] == 0.75
