@@ -210,3 +210,24 @@ def test_the_ranker_run_never_lets_an_importing_modules_proof_vote(tmp_path: Pat
     assert r["theorems"] == 2
     assert r["search_for"]["recall@10"] == 0.75  # 1.0 from Later, 0.5 from Main
     assert r["ranker"]["recall@10"] == 0.75
+
+
+def test_bench_premises_tex_blueprint_through_the_cli(tmp_path: Path):
+    import json
+
+    from tests.library.test_cli import harness
+
+    write(tmp_path / "G" / "Base.lean", BASE)
+    write(tmp_path / "G" / "Main.lean", MAIN)
+    src = tmp_path / "blueprint" / "src"
+    src.mkdir(parents=True)
+    (src / "content.tex").write_text(TEX, encoding="utf-8")
+    r = harness("bench", "premises", "--corpus", str(tmp_path), "--tex-blueprint", str(src),
+                "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)["blueprint"]
+    assert got["theorems_with_node"] == 1 and got["search_for_all_uses"]["recall@10"] == 1.0
+    r = harness("bench", "premises", "--corpus", str(tmp_path), "--tex-blueprint",
+                str(tmp_path / "nope"), cwd=tmp_path)
+    assert r.returncode == 2 and "nope: no such directory" in r.stderr
+    assert "Traceback" not in r.stderr
