@@ -33,6 +33,7 @@ from pathlib import Path
 KINDS = frozenset({"theorem", "lemma", "proposition", "corollary", "definition", "sublemma",
                    "conjecture", "claim", "remark", "example", "notation", "hypothesis",
                    "assumption", "axiom", "question", "problem", "fact", "principle"})
+MATH = frozenset({"equation", "align", "gather", "multline", "eqnarray", "flalign", "alignat"})
 MAX_FILES = 2_000
 _NEWTHM = re.compile(r"\\newtheorem\*?\s*\{([A-Za-z]+)\}")
 _TOKEN = re.compile(
@@ -87,20 +88,23 @@ def parse_tex(text: str, file: str = "", kinds: frozenset[str] | set[str] = KIND
               ) -> tuple[list[Node], list[tuple[str, list[str]]]]:
     """(the file's nodes, [(label, proof uses)] of its `\\proves{label}` proofs). A proof with no
     `\\proves` belongs to the last node closed before it in the file; `\\label`, `\\lean`,
-    `\\uses`, `\\leanok` belong to the innermost node or proof open around them."""
+    `\\uses`, `\\leanok` belong to the innermost node or proof open around them (a `\\label`
+    inside a displayed equation names the equation)."""
     text = strip_comments(text)
     nodes: list[Node] = []
     proves: list[tuple[str, list[str]]] = []
-    stack: list[tuple[str, Node | _Proof]] = []
+    stack: list[tuple[str, Node | _Proof | None]] = []
     last: Node | None = None
     for m in _TOKEN.finditer(text):
         if m["be"]:
             env = m["env"]
-            if env != "proof" and env not in kinds:
+            if env != "proof" and env not in kinds and env not in MATH:
                 continue
             if m["be"] == "begin":
                 if env == "proof":
                     stack.append((env, _Proof(last)))
+                elif env in MATH:
+                    stack.append((env, None))  # a `\\label` in it names an equation
                 else:
                     n = Node(env, file, text.count("\n", 0, m.start()) + 1)
                     nodes.append(n)
@@ -109,7 +113,9 @@ def parse_tex(text: str, file: str = "", kinds: frozenset[str] | set[str] = KIND
             while stack:  # close up to the matching begin (a stray end closes nothing)
                 if stack[-1][0] == env:
                     _, top = stack.pop()
-                    if isinstance(top, Node):
+                    if top is None:
+                        pass
+                    elif isinstance(top, Node):
                         last = top
                     elif top.proves is not None:
                         proves.append((top.proves, top.uses))
@@ -120,9 +126,11 @@ def parse_tex(text: str, file: str = "", kinds: frozenset[str] | set[str] = KIND
                     break
                 stack.pop()
             continue
-        if not stack:
+        if m["cmd"] == "label" and stack and stack[-1][1] is None:
+            continue  # an equation's label, not the node's
+        top = next((x for _, x in reversed(stack) if x is not None), None)
+        if top is None:
             continue
-        top = stack[-1][1]
         if m["ok"]:
             if isinstance(top, Node):
                 top.leanok = True

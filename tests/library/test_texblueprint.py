@@ -114,3 +114,16 @@ def test_line_numbers_survive_comment_stripping():
     (node,), _ = parse_tex(text, "main.tex")
     assert (node.line, node.kind, node.lean) == (3, "theorem", ["metric_carleson"])
     assert node.uses == ["linearised-metric-Carleson", "int-continuous"]
+
+
+def test_a_label_inside_a_displayed_equation_names_the_equation_not_the_node():
+    # fpvandoorn/carleson blueprint/src/chapter/main.tex (bd23c8a), lines 872-879, abridged
+    text = ("\\begin{lemma}[kernel summand]\n\\label{kernel-summand}\n\\leanok\n"
+            "\\lean{dist_mem_Icc_of_Ks_ne_zero, enorm_Ks_le}\n"
+            "    \\begin{equation}\\label{supp-Ks}\n"
+            "      \\frac{1}{4} D^{s-1} \\leq \\rho(x,y) \\leq \\frac{1}{2} D^s\\, .\n"
+            "    \\end{equation}\n\\end{lemma}\n"
+            "\\begin{theorem}\\label{t}\\lean{t}\\uses{supp-Ks, kernel-summand}\\end{theorem}\n")
+    nodes, _ = parse_tex(text)
+    assert nodes[0].labels == ["kernel-summand"] and nodes[0].leanok
+    assert dependencies(nodes)["t"].statement == ("dist_mem_Icc_of_Ks_ne_zero", "enorm_Ks_le")
