@@ -13,6 +13,8 @@ modules that do not import the place's module are visible, so no later proof vot
 `search` (plain `harness search`: no context at all), `search_for` (what `search --for/--at`
 and the prover's tool get: the place plus the modules the file imports, transitively) and BM25 with the same
 filters (`baseline_bm25_accessible`, `baseline_bm25_visible`), to show what a filter alone buys.
+With a leanblueprint LaTeX blueprint, `blueprint`: `search_for` without and with the nodes'
+`\\uses` (:func:`blueprint_runs`).
 """
 
 from __future__ import annotations
