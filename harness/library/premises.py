@@ -11,8 +11,9 @@ BM25 baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queri
 Runs: `ranker` (the place's namespace, opens, module and line, with no imports known; only
 modules that do not import the place's module are visible, so no later proof votes or counts),
 `search` (plain `harness search`: no context at all), `search_for` (what `search --for/--at`
-and the prover's tool get: the place plus the modules the file imports, transitively) and BM25 with the same
-filters (`baseline_bm25_accessible`, `baseline_bm25_visible`), to show what a filter alone buys.
+and the prover's tool get: the place plus the modules the file imports, transitively) and BM25
+with the same filters (`baseline_bm25_accessible`, `baseline_bm25_visible`), to show what a
+filter alone buys.
 With a leanblueprint LaTeX blueprint, `blueprint`: `search_for` without and with the nodes'
 `\\uses` (:func:`blueprint_runs`).
 """
