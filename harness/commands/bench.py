@@ -60,6 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="context: what the library index adds on these blueprint files")
     p.add_argument("--declared", action="store_true",
                    help="premises: also count `sorry_using [...]` lists as gold (blueprints)")
+    p.add_argument("--tex-blueprint", type=Path, default=None, metavar="DIR",
+                   help="premises: a leanblueprint LaTeX source directory (blueprint/src); "
+                        "adds `search --for` with and without the nodes' \\uses")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
@@ -233,7 +236,10 @@ def _library(args: argparse.Namespace) -> dict:
     if args.corpus is not None:
         if not args.corpus.is_dir():
             raise UsageError(f"{args.corpus}: no such directory")
-        return recall_benchmark(args.corpus, sample=args.sample, declared=args.declared)
+        if args.tex_blueprint is not None and not args.tex_blueprint.is_dir():
+            raise UsageError(f"{args.tex_blueprint}: no such directory")
+        return recall_benchmark(args.corpus, sample=args.sample, declared=args.declared,
+                                tex_blueprint=args.tex_blueprint)
     with tempfile.TemporaryDirectory(prefix="harness-premises-corpus-") as tmp:
         info = generate_tree(Path(tmp), args.files or 700)
         out = recall_benchmark(Path(tmp), sample=args.sample)

@@ -8,10 +8,14 @@ itself excluded and never returned. recall@k = |gold ∩ top k| / |gold|, averag
 theorems; MRR = the mean of 1/rank of the first gold hit (0 when none is in the top k). The plain
 BM25 baseline (:meth:`LibraryIndex.baseline`) runs on the same index, same queries, same run.
 
-Runs: `ranker` (the place's namespace, opens, module and line, as before), `search` (plain
-`harness search`: no context at all), `search_for` (what `search --for/--at` and the prover's
-tool get: the place plus the modules the file imports, transitively) and BM25 with the same
-filters (`baseline_bm25_accessible`, `baseline_bm25_visible`), to show what a filter alone buys.
+Runs: `ranker` (the place's namespace, opens, module and line, with no imports known; only
+modules that do not import the place's module are visible, so no later proof votes or counts),
+`search` (plain `harness search`: no context at all), `search_for` (what `search --for/--at`
+and the prover's tool get: the place plus the modules the file imports, transitively) and BM25
+with the same filters (`baseline_bm25_accessible`, `baseline_bm25_visible`), to show what a
+filter alone buys.
+With a leanblueprint LaTeX blueprint, `blueprint`: `search_for` without and with the nodes'
+`\\uses` (:func:`blueprint_runs`).
 """
 
 from __future__ import annotations
@@ -70,12 +74,15 @@ def split_of(module: str) -> str:
 
 
 def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
-                     workers: int | None = None, declared: bool = False) -> dict:
+                     workers: int | None = None, declared: bool = False,
+                     tex_blueprint: Path | None = None) -> dict:
     """Recall@1 / @k and ms per query of the ranker and the baselines on one corpus, overall
     and per half of the corpus's files (`split`: ranker changes are tuned on `tune` only and
-    judged on `held_out`; the index always holds the whole corpus)."""
+    judged on `held_out`; the index always holds the whole corpus). ``tex_blueprint``: a
+    leanblueprint `src` directory; adds `blueprint` (:func:`blueprint_runs`)."""
     cases, n_names = corpus_cases(corpus, declared)
     n_all = len(cases)
+    every = cases
     if sample is not None and len(cases) > sample:
         step = len(cases) / sample
         cases = [cases[int(i * step)] for i in range(sample)]
@@ -84,9 +91,18 @@ def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
         idx = Path(tmp) / "premises.sqlite"
         build_index(corpus, path=idx, workers=workers, corpus=True)
         ix = LibraryIndex(check_index(idx), idx)
-        vis = _visible(ix, corpus, {m for _, m, _ in cases})
+        deps = None
+        if tex_blueprint is not None:
+            from harness.library.texblueprint import dependencies, read_blueprint
+
+            deps = dependencies(read_blueprint(tex_blueprint))
+        bp_cases = [c for c in every if deps is not None and c[0].name in deps]
+        vis = _visible(ix, corpus, {m for _, m, _ in cases + bp_cases})
         try:
-            runs = {"ranker": _run(ix, cases, k, ranked=True),
+            if deps is not None:
+                blueprint = blueprint_runs(ix, bp_cases, deps, vis, k)
+            runs = {"ranker": _run(ix, cases, k, ranked=True,
+                                   visible=_not_downstream(ix, corpus, {m for _, m, _ in cases})),
                     "search": _run(ix, cases, k, ranked=True, place=False),
                     "search_for": _run(ix, cases, k, ranked=True, visible=vis),
                     "baseline_bm25_visible": _run(ix, cases, k, ranked=False, accessible=True,
@@ -114,9 +130,38 @@ def recall_benchmark(corpus: Path, *, sample: int | None = 500, k: int = 10,
         part["recall@10_ratio"] = _ratio(part)
         part["recall@10_ratios"] = _ratios(part)
         out["split"][half] = part
+    if deps is not None:
+        out["blueprint"] = blueprint
     out["wall_s"] = round(time.perf_counter() - wall0, 2)
     out["cpu_s"] = round(time.process_time() - cpu0, 2)
     out["load_avg_1m"] = round(os.getloadavg()[0], 2)
+    return out
+
+
+def blueprint_runs(ix: LibraryIndex, cases: list, deps: dict, vis: dict, k: int) -> dict:
+    """The theorems with a blueprint node (``deps``: texblueprint.dependencies), from their place
+    with their file's imports (`search --for`), without and with the node's dependencies as
+    ``QueryContext.near`` (the path `--for` and `search_library` take): the statement's `\\uses`
+    only, and the statement's and the proof's; BM25 in the same run. ``named``: the share of
+    gold premises the dependencies name outright (the proof's overlap the gold by design)."""
+    stmt = {d.name: deps[d.name].statement for d, _, _ in cases}
+    both = {d.name: tuple(dict.fromkeys(deps[d.name].statement + deps[d.name].proof))
+            for d, _, _ in cases}
+    runs = {"baseline_bm25": _run(ix, cases, k, ranked=False),
+            "search_for": _run(ix, cases, k, ranked=True, visible=vis),
+            "search_for_statement_uses": _run(ix, cases, k, ranked=True, visible=vis,
+                                              near=stmt),
+            "search_for_all_uses": _run(ix, cases, k, ranked=True, visible=vis, near=both)}
+    out: dict = {"theorems_with_node": len(cases),
+                 "with_statement_uses": sum(bool(v) for v in stmt.values()),
+                 "with_any_uses": sum(bool(v) for v in both.values())}
+    for key, near in (("statement_uses", stmt), ("all_uses", both)):
+        named = [len(g & set(near[d.name])) / len(g) for d, _, g in cases]
+        out[f"gold_named_by_{key}"] = round(statistics.fmean(named), 4) if named else 0.0
+    out.update({name: _summary(r, k) for name, r in runs.items()})
+    b = out["baseline_bm25"]["recall@10"]
+    out["recall@10_ratios"] = {n: round(out[n]["recall@10"] / b, 3) if b else None
+                               for n in runs if n != "baseline_bm25"}
     return out
 
 
@@ -130,6 +175,40 @@ def _visible(ix: LibraryIndex, corpus: Path, modules: set[str]) -> dict[str, fro
             except OSError:
                 continue
             out[module] = imported_modules(ix.rows, corpus, text) - {module}
+    return out
+
+
+def _not_downstream(ix: LibraryIndex, corpus: Path, modules: set[str]
+                    ) -> dict[str, frozenset[str]]:
+    """Per queried module M: every corpus module except M and those importing M (directly or
+    not) — the `ranker` run's place knows no imports, but a proof that imports M is written
+    after it and may not vote or count for it (k-NN, usage centrality)."""
+    from collections import deque
+
+    from harness.library.visible import header_imports
+
+    files = dict(ix.rows("SELECT module, rel FROM files", ()))
+    importers: dict[str, set[str]] = {}
+    for module, rel in files.items():
+        try:
+            with (corpus / rel).open(encoding="utf-8", errors="replace") as fh:
+                head = fh.read(64 << 10)
+        except OSError:
+            continue
+        for imp in header_imports(head)[0]:
+            # a root with no file stands for the modules under it (as visible.py reads it)
+            for target in [imp] if imp in files else [x for x in files
+                                                      if x.startswith(imp + ".")]:
+                importers.setdefault(target, set()).add(module)
+    out: dict[str, frozenset[str]] = {}
+    for m in modules:
+        down, todo = {m}, deque([m])
+        while todo:
+            for x in importers.get(todo.popleft(), ()):
+                if x not in down:
+                    down.add(x)
+                    todo.append(x)
+        out[m] = frozenset(files) - down
     return out
 
 
@@ -155,10 +234,12 @@ def _summary(rows: list[tuple[float, float, float, float]], k: int) -> dict:
 
 
 def _run(ix: LibraryIndex, cases: list, k: int, *, ranked: bool, accessible: bool = False,
-         place: bool = True, visible: dict[str, frozenset[str]] | None = None
+         place: bool = True, visible: dict[str, frozenset[str]] | None = None,
+         near: dict[str, tuple[str, ...]] | None = None
          ) -> list[tuple[float, float, float, float]]:
     """(recall@1, recall@k, ms, reciprocal rank) per case. ``place``: the query knows where it
-    is (namespace, opens, module, line); ``visible``: and what its file imports."""
+    is (namespace, opens, module, line); ``visible``: and what its file imports; ``near``: per
+    theorem, its blueprint dependencies (Lean names)."""
     rows: list[tuple[float, float, float, float]] = []
     for d, module, gold in cases:
         text = f"{d.signature} {d.doc}"
@@ -166,7 +247,8 @@ def _run(ix: LibraryIndex, cases: list, k: int, *, ranked: bool, accessible: boo
         if place:
             ctx = QueryContext(namespace=d.namespace, opens=d.opens, module=module,
                                exclude=frozenset({d.name}), line=d.line,
-                               visible=None if visible is None else visible.get(module))
+                               visible=None if visible is None else visible.get(module),
+                               near=near.get(d.name, ()) if near else ())
         else:
             ctx = QueryContext(exclude=frozenset({d.name}))
         if ranked:

@@ -2,7 +2,8 @@
 prior for the ranker: a lemma about a constant many statements mention is more often a premise
 than one about a constant nothing mentions; LeanExplore ranks by PageRank over dependencies for
 the same reason). Computed after every build, full or incremental, into the `arrays` table
-(`refs`: one uint32 per row id); an index without it reads as all zeros.
+(`refs`: one uint32 per row id) while its weight is not 0; an index without it reads as all
+zeros.
 
 A signature's constants are written as the source wrote them (short under `open`/`namespace`):
 one that is a full declaration name counts for that declaration; otherwise it counts for the
@@ -20,6 +21,14 @@ MAX_SHORT = 3
 
 
 def write_refs(con: sqlite3.Connection) -> None:
+    """Count and write `refs` — only while the ranker weighs it (`rank.W_REFS`, 0 since the
+    second round, docs/benchmarks.md: ≈ 4 s of a Mathlib-size build for nothing); at weight 0
+    any older array is deleted, so a reader sees zeros rather than stale counts."""
+    from harness.library import rank
+
+    if not rank.W_REFS:
+        con.execute("DELETE FROM arrays WHERE name = 'refs'")
+        return
     n = (con.execute("SELECT max(id) FROM decls").fetchone()[0] or 0) + 1
     by_name: dict[str, list[int]] = {}
     by_short: dict[str, list[int]] = {}

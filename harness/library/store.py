@@ -294,7 +294,7 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
             update_postings(con, b.removed, first_new)
         else:
             build_postings(con, tmp, workers)
-        write_refs(con)  # the ranker's centrality prior (refs.py), after every build
+        write_refs(con)  # the centrality prior (refs.py) when it has a weight; else dropped
         # which rows each proof uses (usage.py: k-NN votes, centrality)
         write_usage(con, first_new if old_ok else None)
         report.decls = con.execute("SELECT count(*) FROM decls").fetchone()[0]

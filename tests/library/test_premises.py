@@ -147,3 +147,87 @@ def test_the_declarations_just_above_a_query_rank_first(tmp_path: Path):
         ix.close()
     assert names[:3] == ["Gamma.bound_three", "Gamma.bound_two", "Gamma.bound_one"]
     assert "Gamma.bound_later" not in names
+
+
+BASE = """\
+theorem obscure_qq (p : Prop) (h : p) : p := h
+"""
+
+MAIN = """\
+import G.Base
+
+theorem pad_one (x : Nat) : x ≤ x + 4 := sorry
+theorem pad_two (x : Nat) : x ≤ x + 4 := sorry
+
+/-- Main claim bound. -/
+theorem main_claim (x : Nat) : x ≤ x + 4 := by
+  have := obscure_qq True trivial
+  exact pad_one x
+"""
+
+TEX = r"""
+\begin{lemma}\label{lem:qq}\lean{obscure_qq}\leanok\end{lemma}
+\begin{theorem}\label{thm:main}\lean{main_claim}\leanok\end{theorem}
+\begin{proof}\uses{lem:qq}\leanok\end{proof}
+"""
+
+
+def test_blueprint_runs_pass_the_nodes_uses_as_search_for_does(tmp_path: Path):
+    """A gold premise no query word matches is found only through the node's proof `\\uses`;
+    the statement-only run (no statement `\\uses` here) equals plain `search --for`."""
+    write(tmp_path / "G" / "Base.lean", BASE)
+    write(tmp_path / "G" / "Main.lean", MAIN)
+    src = tmp_path / "blueprint" / "src"
+    src.mkdir(parents=True)
+    (src / "content.tex").write_text(TEX, encoding="utf-8")
+    r = recall_benchmark(tmp_path, sample=None, tex_blueprint=src)["blueprint"]
+    assert (r["theorems_with_node"], r["with_statement_uses"], r["with_any_uses"]) == (1, 0, 1)
+    assert r["gold_named_by_all_uses"] == 0.5 and r["gold_named_by_statement_uses"] == 0.0
+    assert r["search_for"]["recall@10"] == 0.5  # pad_one, just above; obscure_qq not found
+    assert r["search_for_statement_uses"] == r["search_for"] | {
+        k: r["search_for_statement_uses"][k] for k in ("ms_per_query", "ms_p95")}
+    assert r["search_for_all_uses"]["recall@10"] == 1.0
+
+
+LATER = """\
+import G.Main
+
+/-- Main claim bound again. -/
+theorem main_claim_again (x : Nat) : x ≤ x + 4 := by
+  have := obscure_qq True trivial
+  exact pad_one x
+"""
+
+
+def test_the_ranker_run_never_lets_an_importing_modules_proof_vote(tmp_path: Path):
+    """`main_claim_again` (in a module importing `main_claim`'s) has the same statement and
+    proof: from `main_claim`'s place it must not vote for `obscure_qq` (no query word finds
+    it), while `main_claim` may vote for `main_claim_again` — as in `search --for`."""
+    write(tmp_path / "G" / "Base.lean", BASE)
+    write(tmp_path / "G" / "Main.lean", MAIN)
+    write(tmp_path / "G" / "Later.lean", LATER)
+    r = recall_benchmark(tmp_path, sample=None)
+    assert r["theorems"] == 2
+    assert r["search_for"]["recall@10"] == 0.75  # 1.0 from Later, 0.5 from Main
+    assert r["ranker"]["recall@10"] == 0.75
+
+
+def test_bench_premises_tex_blueprint_through_the_cli(tmp_path: Path):
+    import json
+
+    from tests.library.test_cli import harness
+
+    write(tmp_path / "G" / "Base.lean", BASE)
+    write(tmp_path / "G" / "Main.lean", MAIN)
+    src = tmp_path / "blueprint" / "src"
+    src.mkdir(parents=True)
+    (src / "content.tex").write_text(TEX, encoding="utf-8")
+    r = harness("bench", "premises", "--corpus", str(tmp_path), "--tex-blueprint", str(src),
+                "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)["blueprint"]
+    assert got["theorems_with_node"] == 1 and got["search_for_all_uses"]["recall@10"] == 1.0
+    r = harness("bench", "premises", "--corpus", str(tmp_path), "--tex-blueprint",
+                str(tmp_path / "nope"), cwd=tmp_path)
+    assert r.returncode == 2 and "nope: no such directory" in r.stderr
+    assert "Traceback" not in r.stderr
