@@ -363,7 +363,7 @@ class ImporterChecks:
             # an importer that is itself still broken is repaired after this file, not held
             # against it
             users = [r for r in self._users(rel) if r not in broken or r in repaired]
-            built = self._build(rel) if users else None
+            built = self._build(rel) if self._users(rel) else None  # every importer reads it
             bad = {rel: built} if built else {
                 r: m for r in users if (m := self._compile(r)) is not None}
             if bad:
@@ -371,8 +371,7 @@ class ImporterChecks:
                 reset_to(u.record, before, reason)
                 self._advance(rel)
                 self._void(rel, seq0, reason)
-                if users:
-                    self._build(rel)
+                self._build(rel)  # its importers read the restored module
                 return False, reason + " (the repair was rolled back)"
             done.append(f"{rel}: {why}")
             repaired.add(rel)
