@@ -1,7 +1,8 @@
 """A project run's merges and the files importing them: fail closed.
 
-A merge into F that adds declarations (helper lemmas) or splits a node can break a file that
-imports F (a helper named as one of its declarations: Lean's "already declared"). The gate of F
+A merge into F that adds or removes declarations (helper lemmas, a split node, a `where`
+clause of a proof) or changes a definition's value can break a file that imports F (a helper
+named as one of its declarations: Lean's "already declared"). The gate of F
 cannot see that, so after the commit the importers are compiled; when one fails, the commit is
 rolled back with git (the branch moved back by a compare-and-swap `git update-ref`, the
 working file restored): the candidates that added declarations come back rejected with the

@@ -7,10 +7,11 @@ carries its own file's text, an accepted batch is merged file by file (one commi
 file's own gate), and the final certification runs per file. Node keys are global (LeanArchitect
 labels are; a shared label's parts are keyed by Lean name), so no key is qualified by file.
 
-After a merge that changes more than proof bodies (a repair split, or helper lemmas: new
-declarations), the files that import it are compiled by their own gates; a proof body alone
-cannot break an importer (Lean does not re-check an importer's uses of a proof), so then the
-compile is skipped and the event says so.
+After a merge that changes more than proof bodies (a repair split, helper lemmas, a
+definition's value, a `where` clause or `let rec` in the old or new body:
+project_importers.changes_more), the files that import it are compiled by their own gates; a
+proof body alone cannot break an importer (Lean does not re-check an importer's uses of a
+proof), so then the compile is skipped and the event says so.
 """
 
 from __future__ import annotations
