@@ -25,14 +25,15 @@ def make_record_repair(session: Any, record: Record, agents: Any, check: Any,
             return False, "not a Lean error in this file (an import or the environment changed)"
         log = session.log
         assert log is not None
-        seen = set(changed_statements(log.events))
+        start = len(log.events)  # the statements this repair changes: its own events (an
+        # earlier repair that was rolled back may have restated the same ones)
         src = source_text(None, session.dir / "source.txt")
         out = compile_until_clean(record=record, log=log, agents=agents, source=src,
                                   max_rounds=session.settings.max_rounds, check=check,
                                   diagnose=diagnose, notify=session.notify)
         if out is not None:
             return False, out.reason
-        changed = {k: v for k, v in changed_statements(log.events).items() if k not in seen}
+        changed = changed_statements(log.events[start:])
         if not changed:
             return False, "Lean accepts the record's text: the failure is elsewhere"
         res = agents.audit(record.head_text(), src, changed)

@@ -24,7 +24,7 @@ SCHEMA_VERSION = 1
 # Each event is written with one unbuffered write (whole line): that survives kill -9 of this
 # process. These are also fsynced (survive an OS crash): what would lose accepted work.
 DURABLE = frozenset({"attempt", "merged", "reconciled", "unmerged", "locked", "run_finished",
-                     "blocked", "escalated", "unblocked"})
+                     "blocked", "escalated", "unblocked", "voided"})
 
 KINDS = frozenset({
     "run_started", "run_resumed", "run_finished", "stage", "construct", "audit", "refine",
@@ -36,7 +36,16 @@ KINDS = frozenset({
     "placed", "lost",  # a Ray executor: where an attempt runs; an attempt a dying worker lost
     "escalated", "unblocked",  # an agent handed a node to a person; `resume-node` handed it back
     "importers",  # a project run: the files importing a merged file, compiled or skipped (why)
+    "voided",  # a rolled-back repair: its events (`seqs`) no longer count; their spend does
 })
+# the events of a repair step whose commits were rolled back (`voided`)
+VOIDABLE = frozenset({"compile", "restate", "restated", "audit", "refine"})
+
+
+def voided(events: list[dict[str, Any]]) -> set[int]:
+    """The ``seq`` of every event a ``voided`` event names: a repair rolled back, so its
+    rounds and changed statements do not count (its cost and tokens still do: they were paid)."""
+    return {int(s) for e in events if e.get("kind") == "voided" for s in e.get("seqs") or ()}
 
 
 @dataclass

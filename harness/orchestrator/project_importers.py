@@ -1,7 +1,8 @@
 """A project run's merges and the files importing them: fail closed.
 
-A merge into F that adds declarations (helper lemmas) or splits a node can break a file that
-imports F (a helper named as one of its declarations: Lean's "already declared"). The gate of F
+A merge into F that adds or removes declarations (helper lemmas, a split node, a `where`
+clause of a proof) or changes a definition's value can break a file that imports F (a helper
+named as one of its declarations: Lean's "already declared"). The gate of F
 cannot see that, so after the commit the importers are compiled; when one fails, the commit is
 rolled back with git (the branch moved back by a compare-and-swap `git update-ref`, the
 working file restored): the candidates that added declarations come back rejected with the
@@ -9,6 +10,12 @@ reason, the proof-only ones wait for the gate again. The commit stays in the ref
 person to look at, never on the branch. Before the importers compile, F's module is built
 (they read its `.olean`). A file broken outside any batch (or an importer broken on its own)
 goes to its own repair step, as in a single-file run.
+
+Not visible to new jobs until judged: from before such a merge's commit until its importers
+were judged, a job for a node of F carries F's text at the commit before (``_job_text``): a
+text that may yet be rolled back is never sent out (the simplest fail-closed order — the check
+still runs after the commit, where the importers see the merged module on disk; a job sent
+then is stale at worst, as any job a later merge overtakes, and its candidate is gated again).
 
 Kill-safe: before such a merge a marker (``importers-pending.json`` in the run's directory)
 names the file, the head before and the batch; it is removed once the importers were judged.
@@ -20,14 +27,19 @@ candidates go back to the gate from the log).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import git
 
+from harness.blueprint.lexer import mask
+from harness.errors import InputError, UsageError
+from harness.orchestrator.events import VOIDABLE
 from harness.orchestrator.gitrepo import Repo
 from harness.orchestrator.batchmerge import Candidate
 from harness.orchestrator.record import GIT_TIMEOUT_S, TRAILER, Record
+from harness.orchestrator.spanindex import SpanIndex
 from harness.orchestrator.state import atomic_write
 
 from harness.orchestrator.stage2_base import RepairRecord, Stage2Outcome
@@ -38,10 +50,38 @@ __all__ = ["RepairRecord", "ImporterChecks", "needs_check", "undo_pending", "PEN
 PENDING = "importers-pending.json"
 
 
-def needs_check(cands: list[Candidate]) -> bool:
-    """More than proof bodies: a repair split or helper lemmas (new declarations). A proof body
-    alone cannot break an importer (Lean does not re-check an importer's uses of a proof)."""
-    return any(c.role == "repair" or c.helpers.strip() for c in cands)
+# what in a body declares constants of its own (`t.aux`), which importers see: a `where` clause
+# or a `let rec` (leanprover/lean4 src/Lean/Parser/Term.lean: `whereDecls`, `«letrec»`)
+_AUX_DECLS = re.compile(r"(?<![\w.'])(?:where|let\s+rec)(?![\w'!?])")
+
+
+def _declares(body: str) -> bool:
+    try:
+        return bool(_AUX_DECLS.search(mask(body)))
+    except InputError:
+        return True  # a body our lexer cannot read: assume it declares (fail closed)
+
+
+def changes_more(c: Candidate, base: SpanIndex | None) -> bool:
+    """Whether ``c`` changes more than a proof body of ``base`` (the text it is merged into): a
+    repair split, helper lemmas, a node that is not a theorem's `:= proof` (a definition's value
+    is what importers unfold), or a body that declares constants — the new one, or the old one
+    it replaces (a `where` clause of the record's text goes with the body it ends)."""
+    if c.role == "repair" or c.helpers.strip() or base is None:
+        return True
+    try:
+        n = base.node(c.node)
+    except KeyError:
+        return True
+    if n.kind not in ("theorem", "lemma") or n.body_sep != ":=":
+        return True
+    return _declares(base.text[n.body_span.start:n.body_span.end]) or _declares(c.body)
+
+
+def needs_check(cands: list[Candidate], base: SpanIndex | None = None) -> bool:
+    """More than proof bodies (:func:`changes_more`; no ``base``: assumed). A proof body alone
+    cannot break an importer (Lean does not re-check an importer's uses of a proof)."""
+    return any(changes_more(c, base) for c in cands)
 
 
 def mark(path: Path | None, rel: str, parent: str | None, batch: str) -> None:
@@ -155,7 +195,30 @@ class ImporterChecks:
     _rel: dict[int, str]
     _project: Any
     _file_of: dict[str, str]
+    _hidden: dict[str, str]  # file -> the judged head a job carries while a merge is checked
+    _hidden_lock: Any
     workspace: Path
+
+    def _hide(self, rel: str, parent: str | None) -> None:
+        """From now until :meth:`_show`: a job for a node of ``rel`` carries ``parent``'s text
+        (called before the merge's commit: no job ever sees the commit before it is judged)."""
+        with self._hidden_lock:
+            if parent is not None:
+                self._hidden[rel] = parent
+
+    def _show(self, rel: str) -> None:
+        with self._hidden_lock:
+            self._hidden.pop(rel, None)
+
+    def _job_text(self, record: Record) -> tuple[str | None, str]:
+        with self._hidden_lock:  # atomic with :meth:`_hide`: a head read here is judged
+            parent = self._hidden.get(record.rel)
+            if parent is None:
+                return super()._job_text(record)  # type: ignore[misc]
+        text = record.text_at(parent)
+        if text is None:  # the commit before a merge into the file holds the file
+            raise UsageError(f"{record.rel}: not in commit {parent[:10]}")
+        return parent, text
 
     def _users(self, rel: str) -> list[str]:
         """The project's files importing ``rel`` (import order)."""
@@ -180,16 +243,17 @@ class ImporterChecks:
         return out.messages or [f"{rel}: the gate could not certify it"]
 
     def _check_importers(self, rel: str, commit: str, merged: list[Candidate],
-                         batch_id: str) -> tuple[int, list[str]]:
+                         batch_id: str, flagged: set[str]) -> tuple[int, list[str]]:
         """Compile the files importing ``rel`` when the merge added declarations or changed a
-        statement (say so and skip when it changed proof bodies only). A broken importer: the
-        commit is rolled back (fail closed) and the reasons are returned (else []). An importer
-        that fails without the merge too is broken outside any batch: its repair step runs
-        (from the loop, :meth:`_finish_gate`)."""
+        statement (``flagged``: the attempt ids that change more than a proof body, judged on
+        the text merged into; say so and skip when it changed proof bodies only). A broken
+        importer: the commit is rolled back (fail closed) and the reasons are returned (else
+        []). An importer that fails without the merge too is broken outside any batch: its
+        repair step runs (from the loop, :meth:`_finish_gate`)."""
         users = self._users(rel)
         if not users:
             return 0, []
-        if not needs_check(merged):
+        if not any(c.aid in flagged for c in merged):
             self._imported.append(dict(batch=batch_id, file=rel, checked=[], skipped=users,
                                        reason="proof bodies only: an importer cannot break"))
             return 0, []
@@ -268,6 +332,15 @@ class ImporterChecks:
         self.blocked.update(self.sched.blocked())
         return Stage2Outcome(self.importers_broken, dict(self.blocked))
 
+    def _void(self, rel: str, seq0: int, why: str) -> None:
+        """The repair of ``rel`` was rolled back: its events after ``seq0`` (restate rounds,
+        changed statements, the audit) no longer count (events.voided). Logged after the
+        roll-back: a kill in between leaves them counted, the conservative side."""
+        seqs = [e["seq"] for e in self.log.events
+                if e.get("seq", 0) > seq0 and e["kind"] in VOIDABLE]
+        if seqs:
+            self.log.append("voided", file=rel, seqs=seqs, reason=why[:500])
+
     def _repair_broken(self, broken: dict[str, list[str]]) -> tuple[bool, str]:
         """The single-file run's repair step (breakage.py: stage 1's restate with the
         diagnostics, then the audit) for each failing file, with its own messages. Its new
@@ -279,26 +352,27 @@ class ImporterChecks:
             u = self.units[rel]
             if u.repair is None:
                 return False, f"{rel}: no repair step configured"
-            before = u.record.head()
+            before, seq0 = u.record.head(), self.log.seq
             ok, why = u.repair(msgs)
             if not ok:  # nothing of a failed repair stays (its restate rounds may have committed)
                 if u.record.head() != before:
                     reset_to(u.record, before, f"{rel}: the repair failed: {why}")
                     self._advance(rel)
+                    self._void(rel, seq0, f"the repair failed: {why}")
                 return False, f"{rel}: {why}"
             self._advance(rel)
             # an importer that is itself still broken is repaired after this file, not held
             # against it
             users = [r for r in self._users(rel) if r not in broken or r in repaired]
-            built = self._build(rel) if users else None
+            built = self._build(rel) if self._users(rel) else None  # every importer reads it
             bad = {rel: built} if built else {
                 r: m for r in users if (m := self._compile(r)) is not None}
             if bad:
                 reason = f"{rel}: the restated file breaks the files importing it: {_shown(bad)}"
                 reset_to(u.record, before, reason)
                 self._advance(rel)
-                if users:
-                    self._build(rel)
+                self._void(rel, seq0, reason)
+                self._build(rel)  # its importers read the restored module
                 return False, reason + " (the repair was rolled back)"
             done.append(f"{rel}: {why}")
             repaired.add(rel)

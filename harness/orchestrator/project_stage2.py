@@ -7,15 +7,17 @@ carries its own file's text, an accepted batch is merged file by file (one commi
 file's own gate), and the final certification runs per file. Node keys are global (LeanArchitect
 labels are; a shared label's parts are keyed by Lean name), so no key is qualified by file.
 
-After a merge that changes more than proof bodies (a repair split, or helper lemmas: new
-declarations), the files that import it are compiled by their own gates; a proof body alone
-cannot break an importer (Lean does not re-check an importer's uses of a proof), so then the
-compile is skipped and the event says so.
+After a merge that changes more than proof bodies (a repair split, helper lemmas, a
+definition's value, a `where` clause or `let rec` in the old or new body:
+project_importers.changes_more), the files that import it are compiled by their own gates; a
+proof body alone cannot break an importer (Lean does not re-check an importer's uses of a
+proof), so then the compile is skipped and the event says so.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,7 @@ from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator import project_importers as pi
 from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.batchmerge import Candidate, Gate, MergeOutcome
-from harness.orchestrator.project_importers import ImporterChecks, RepairRecord, needs_check
+from harness.orchestrator.project_importers import ImporterChecks, RepairRecord
 from harness.orchestrator.project_run import ProjectWork, project_work
 from harness.orchestrator.record import Record
 from harness.orchestrator.stage2 import Stage2
@@ -136,6 +138,8 @@ class ProjectStage2(ImporterChecks, Stage2):
         self.importers_broken: str | None = None
         self._broken: dict[str, list[str]] = {}  # file -> its failures outside any batch
         self._requeue: set[str] = set()  # nodes whose proof was rolled back with another's
+        self._hidden: dict[str, str] = {}  # a file whose merge is being judged -> head before
+        self._hidden_lock = threading.Lock()
         self._pw: ProjectWork | None = None
         path = getattr(kw.get("log"), "path", None)
         self._pending = Path(path).parent / pi.PENDING if path is not None else None
@@ -203,9 +207,13 @@ class ProjectStage2(ImporterChecks, Stage2):
                 continue
             u = self.units[rel]
             assert u.gate is not None
-            users = self._users(rel) if needs_check(group) else []
+            parent = u.record.head()
+            base = u.record.index.get(u.record.head_text())  # the text merged into
+            flagged = {c.aid for c in group if pi.changes_more(c, base)}
+            users = self._users(rel) if flagged else []
             if users:  # kill-safe: a resumed run undoes a merge whose importers went unjudged
-                pi.mark(self._pending, rel, u.record.head(), batch_id)
+                pi.mark(self._pending, rel, parent, batch_id)
+                self._hide(rel, parent)  # until judged, new jobs carry the text before it
             out = u.record.merge_batch(group, u.gate, run_id=self.run_id, batch_id=batch_id,
                                        extra_trailers={"Harness-File": rel})
             if not out.merged and self._broken_file(rel, group, out.rejected):
@@ -216,17 +224,19 @@ class ProjectStage2(ImporterChecks, Stage2):
             total.seconds += out.seconds
             if out.commit:
                 self._advance(rel)
-                calls, broke = self._check_importers(rel, out.commit, out.merged, batch_id)
+                calls, broke = self._check_importers(rel, out.commit, out.merged, batch_id,
+                                                     flagged)
                 total.gate_calls += calls
                 if broke:  # rolled back: the candidates that changed more than a proof body
                     for c in out.merged:  # come back rejected, with the reason; the others
-                        if needs_check([c]):  # wait for the gate again, uncharged
+                        if c.aid in flagged:  # wait for the gate again, uncharged
                             total.rejected[c.aid] = broke
                         else:
                             self._requeue.add(c.node)
                 else:
                     total.commit = out.commit
                     total.merged += out.merged
+            self._show(rel)  # judged (kept or rolled back); an exception leaves it held
             pi.clear(self._pending)
         return total
 

@@ -40,8 +40,8 @@ def project_live(workspace: Path, target: Path) -> dict[str, Any] | None:
 
 def per_file(live: dict[str, Any], a: Analysis, rows: list[dict[str, Any]],
              workspace: Path) -> dict[str, Any]:
-    """Adds ``files`` (rel path -> counts, nodes, spend) and ``rolled_back`` / ``breakage`` to
-    ``live`` (which still holds its ``events``); returns it."""
+    """Adds ``files`` (rel path -> counts, nodes, spend), ``rolled_back`` / ``breakage`` and
+    ``voided`` (repairs rolled back) to ``live`` (which still holds its ``events``)."""
     events = live.get("events") or []
     st = rebuild(events)
     root = workspace.resolve()
@@ -106,6 +106,13 @@ def per_file(live: dict[str, Any], a: Analysis, rows: list[dict[str, Any]],
     live["breakage"] = [{"batch": e.get("batch"), "repaired": e.get("repaired"),
                          "file": e.get("file"), "reason": e.get("reason")}
                         for e in events if e.get("kind") == "breakage"]
+    by_seq = {e.get("seq"): e for e in events}
+    live["voided"] = [{"file": e.get("file"), "reason": e.get("reason"),
+                       "events": len(e.get("seqs") or []),
+                       "restated": sorted({n for q in e.get("seqs") or ()
+                                           for n in (by_seq.get(q) or {}).get("nodes") or ()
+                                           if (by_seq.get(q) or {}).get("kind") == "restated"})}
+                      for e in events if e.get("kind") == "voided"]
     last = next((e for e in reversed(events) if e.get("kind") == "run_finished"), None)
     live["stop_reason"] = last.get("stop_reason") if last else None
     return live
@@ -162,6 +169,10 @@ def render(live: dict[str, Any]) -> list[str]:
     for r in live.get("rolled_back", []):
         out.append(f"  rolled back {str(r['commit'])[:10]} (a merge into {r['file']}): it broke "
                    f"{', '.join(r['broken'])}: {str(r['why'])[:200]}")
+    for v in live.get("voided", []):
+        what = f" (restated {', '.join(v['restated'][:5])})" if v["restated"] else ""
+        out.append(f"  a repair of {v['file']} was rolled back{what}: its {v['events']} "
+                   f"restate/audit events do not count: {str(v['reason'])[:200]}")
     for b in live.get("breakage", []):
         state = "repaired" if b.get("repaired") else "not repaired"
         out.append(f"  the record failed outside a batch ({state}): {str(b['reason'])[:200]}")

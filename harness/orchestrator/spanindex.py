@@ -33,6 +33,7 @@ class NodeSpan:
     body_span: Span
     body_sep: str
     status: BodyStatus
+    kind: str = ""  # the declaration's kind (DeclKind value): a definition's body is visible
 
 
 class SpanIndex:
@@ -42,7 +43,8 @@ class SpanIndex:
 
     @classmethod
     def of(cls, bp: Blueprint) -> "SpanIndex":
-        return cls(bp.text, {d.key: NodeSpan(d.key, d.span, d.body_span, d.body_sep, d.status)
+        return cls(bp.text, {d.key: NodeSpan(d.key, d.span, d.body_span, d.body_sep, d.status,
+                                          d.kind.value)
                              for d in bp.nodes})
 
     def node(self, label: str) -> NodeSpan:
@@ -79,11 +81,11 @@ class SpanIndex:
                 _, dh, db, _ = moves[i]
                 b0, b1 = n.body_span.start + shift + dh, n.body_span.end + shift + dh + db
                 n = NodeSpan(key, Span(n.span.start + shift + dh, n.span.end + shift + dh + db),
-                             Span(b0, b1), n.body_sep, _status(text[b0:b1]))
+                             Span(b0, b1), n.body_sep, _status(text[b0:b1]), n.kind)
             elif shift:
                 n = NodeSpan(key, Span(n.span.start + shift, n.span.end + shift),
                              Span(n.body_span.start + shift, n.body_span.end + shift),
-                             n.body_sep, n.status)
+                             n.body_sep, n.status, n.kind)
             new[key] = n
         if any("blueprint" in helpers for _, _, helpers in spans):
             return text, None  # helpers that are nodes (a split): the index cannot know them

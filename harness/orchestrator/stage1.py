@@ -19,7 +19,7 @@ from typing import Any, Callable, Protocol
 
 from harness.errors import CannotCertify, UsageError
 from harness.orchestrator.diagnose import Diagnosis, LeanFinding, nodes_of
-from harness.orchestrator.events import EventLog
+from harness.orchestrator.events import EventLog, voided
 from harness.orchestrator.batchmerge import GateOutcome
 from harness.orchestrator.record import Record
 from harness.orchestrator.state import RunState, atomic_write
@@ -131,7 +131,8 @@ def compile_until_clean(*, record: Record, log: EventLog, agents: Stage1Agents |
                         notify: Notify) -> Stage1Outcome | None:
     """Compile the record's text; while Lean rejects statements, restate them (at most
     ``max_rounds`` restates over all sessions). None once the file elaborates."""
-    done = sum(1 for e in log.events if e["kind"] == "restate")
+    void = voided(log.events)  # a rolled-back repair's rounds do not count
+    done = sum(1 for e in log.events if e["kind"] == "restate" and e.get("seq") not in void)
     rnd = done
     while True:
         text = record.head_text()
@@ -219,10 +220,12 @@ def _changed(old: str, new: str, path: str) -> dict[str, str]:
 
 
 def changed_statements(events: list[dict[str, Any]]) -> dict[str, str]:
-    """Every statement stage 1 changed to make it elaborate (first 'before' text wins)."""
+    """Every statement stage 1 changed to make it elaborate (first 'before' text wins); not
+    those of a repair that was rolled back (``voided``)."""
     out: dict[str, str] = {}
+    void = voided(events)
     for e in events:
-        if e["kind"] == "restated":
+        if e["kind"] == "restated" and e.get("seq") not in void:
             for label, before in (e.get("before") or {}).items():
                 out.setdefault(label, before)
     return out

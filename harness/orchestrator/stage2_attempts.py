@@ -9,6 +9,7 @@ import time
 
 from harness.orchestrator.batchmerge import Candidate
 from harness.orchestrator.executor import AttemptJob, AttemptResult
+from harness.orchestrator.record import Record
 from harness.orchestrator.scheduler_model import NodeState
 from harness.orchestrator.stage2_base import MAX_FEEDBACK, Stage2Base
 
@@ -34,9 +35,10 @@ class AttemptHandling(Stage2Base):
         kind = "repair" if s.needs_repair(node) else "prove"
         aid = f"{node}#{attempt}"
         rec = self._record_of(node)  # a project run: the node's own file
+        commit, text = self._job_text(rec)
         job = AttemptJob(run_id=self.run_id, aid=aid, node=node, attempt=attempt, kind=kind,
                          workspace=str(rec.repo.working_tree_dir),
-                         file=str(rec.file), commit=rec.head(), text=rec.head_text(),
+                         file=str(rec.file), commit=commit, text=text,
                          feedback=self.feedback.get(node, [])[-MAX_FEEDBACK:], worker=worker,
                          budget_usd=self.cfg.attempt_cap(), memory=self.memory.summary(node),
                          model=self.memory.model_for(self.memory.failures(node)))
@@ -46,6 +48,13 @@ class AttemptHandling(Stage2Base):
         self.notify("dispatch", {"node": node, "worker": worker, "attempt": attempt,
                                  "kind": kind})
         self.executor.submit(job)
+
+    def _job_text(self, rec: Record) -> tuple[str | None, str]:
+        """The commit and text a job carries: the head's (a project run holds back a merge
+        whose importers are being checked, project_importers.py)."""
+        commit = rec.head()
+        text = rec.text_at(commit) if commit is not None else None
+        return commit, text if text is not None else rec.head_text()
 
     def _on_result(self, r: AttemptResult, now: float) -> None:
         s = self.sched

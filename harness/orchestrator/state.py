@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError, UsageError
-from harness.orchestrator.events import read_events
+from harness.orchestrator.events import read_events, voided
 from harness.fsutil import atomic_write  # noqa: F401  (re-exported for the orchestrator)
 from harness.workspace import harness_dir
 
@@ -171,6 +171,7 @@ def rebuild(events: list[dict[str, Any]]) -> RunState:
     session_start: float | None = None
     ok_attempts: dict[str, dict[str, Any]] = {}
     uncertified: dict[str, int] = {}
+    void = voided(events)  # a rolled-back repair's rounds (their cost still counts)
     for ev in events:
         k, t = ev["kind"], ev.get("t")
         if k in ("run_started", "run_resumed"):
@@ -245,7 +246,7 @@ def rebuild(events: list[dict[str, Any]]) -> RunState:
             st.blocked.pop(ev["node"], None)
             st.attempts.pop(ev["node"], None)
             st.failures.pop(ev["node"], None)
-        elif k in ("audit", "refine", "construct"):
+        elif k in ("audit", "refine", "construct") and ev.get("seq") not in void:
             st.stage1_rounds = max(st.stage1_rounds, int(ev.get("round", 0)))
         elif k == "locked":
             st.locked = True
