@@ -23,8 +23,8 @@ def make_record_repair(session: Any, record: Record, agents: Any, check: Any,
             return False, "no LLM endpoint to repair it"
         if not any("[lean]" in m for m in messages):
             return False, "not a Lean error in this file (an import or the environment changed)"
-        log = session.log
-        assert log is not None
+        assert session.log is not None
+        log = FileEvents(session.log, record.rel)
         start = len(log.events)  # the statements this repair changes: its own events (an
         # earlier repair that was rolled back may have restated the same ones)
         src = source_text(None, session.dir / "source.txt")
@@ -48,3 +48,22 @@ def make_record_repair(session: Any, record: Record, agents: Any, check: Any,
         return True, "restated " + ", ".join(sorted(changed)) + " (audited)"
 
     return repair
+
+
+class FileEvents:
+    """The run's event log as one file's repair sees it. A project run's files share one log:
+    the restate rounds (``max_rounds``) and changed statements of one file's repairs are its
+    own, so what this repair appends carries the file and it reads only its file's events
+    (untagged ones, e.g. from a log written before the tag, count for every file: the
+    conservative side)."""
+
+    def __init__(self, log: Any, rel: str) -> None:
+        self._log, self.rel = log, rel
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [e for e in self._log.events if e.get("file") in (None, self.rel)]
+
+    def append(self, kind: str, **data: Any) -> dict[str, Any]:
+        data.setdefault("file", self.rel)
+        return self._log.append(kind, **data)
