@@ -35,10 +35,10 @@ import git
 
 from harness.blueprint.lexer import mask
 from harness.errors import InputError, UsageError
-from harness.orchestrator.events import VOIDABLE
 from harness.orchestrator.gitrepo import Repo
 from harness.orchestrator.batchmerge import Candidate
 from harness.orchestrator.record import GIT_TIMEOUT_S, TRAILER, Record
+from harness.orchestrator.project_repairs import BreakageRepairs, shown
 from harness.orchestrator.spanindex import SpanIndex
 from harness.orchestrator.state import atomic_write
 
@@ -174,11 +174,10 @@ def reset_to(record: Record, before: str, why: str) -> None:
             _move_back(record.repo, record.rel, head, before, why)
 
 
-def _shown(broken: dict[str, list[str]]) -> str:
-    return "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
+_shown = shown
 
 
-class ImporterChecks:
+class ImporterChecks(BreakageRepairs):
     """ProjectStage2's importer compile, rollback and breakage repair (project_stage2.py;
     it provides ``_advance``, ``_relock``, ``_sync``, ``notify`` and ``record``)."""
 
@@ -331,49 +330,3 @@ class ImporterChecks:
                                  f"{_shown(broken)}; not repaired ({why}); nothing was blocked")
         self.blocked.update(self.sched.blocked())
         return Stage2Outcome(self.importers_broken, dict(self.blocked))
-
-    def _void(self, rel: str, seq0: int, why: str) -> None:
-        """The repair of ``rel`` was rolled back: its events after ``seq0`` (restate rounds,
-        changed statements, the audit) no longer count (events.voided). Logged after the
-        roll-back: a kill in between leaves them counted, the conservative side."""
-        seqs = [e["seq"] for e in self.log.events
-                if e.get("seq", 0) > seq0 and e["kind"] in VOIDABLE]
-        if seqs:
-            self.log.append("voided", file=rel, seqs=seqs, reason=why[:500])
-
-    def _repair_broken(self, broken: dict[str, list[str]]) -> tuple[bool, str]:
-        """The single-file run's repair step (breakage.py: stage 1's restate with the
-        diagnostics, then the audit) for each failing file, with its own messages. Its new
-        statements may break the files importing it: compiled, and a repair that breaks one is
-        rolled back (not repaired)."""
-        done: list[str] = []
-        repaired: set[str] = set()
-        for rel, msgs in broken.items():
-            u = self.units[rel]
-            if u.repair is None:
-                return False, f"{rel}: no repair step configured"
-            before, seq0 = u.record.head(), self.log.seq
-            ok, why = u.repair(msgs)
-            if not ok:  # nothing of a failed repair stays (its restate rounds may have committed)
-                if u.record.head() != before:
-                    reset_to(u.record, before, f"{rel}: the repair failed: {why}")
-                    self._advance(rel)
-                    self._void(rel, seq0, f"the repair failed: {why}")
-                return False, f"{rel}: {why}"
-            self._advance(rel)
-            # an importer that is itself still broken is repaired after this file, not held
-            # against it
-            users = [r for r in self._users(rel) if r not in broken or r in repaired]
-            built = self._build(rel) if self._users(rel) else None  # every importer reads it
-            bad = {rel: built} if built else {
-                r: m for r in users if (m := self._compile(r)) is not None}
-            if bad:
-                reason = f"{rel}: the restated file breaks the files importing it: {_shown(bad)}"
-                reset_to(u.record, before, reason)
-                self._advance(rel)
-                self._void(rel, seq0, reason)
-                self._build(rel)  # its importers read the restored module
-                return False, reason + " (the repair was rolled back)"
-            done.append(f"{rel}: {why}")
-            repaired.add(rel)
-        return True, "; ".join(done) or "nothing to repair"

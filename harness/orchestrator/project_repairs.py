@@ -1,0 +1,131 @@
+"""A project run's repair round for files broken outside any batch (project_importers.py).
+
+Each broken file goes to its own repair step (breakage.py: restate + audit), in import order,
+after the project files it imports that fail too.
+While a file is broken, every file importing it fails too (Lake builds the imports first), so
+an importer that still fails after the file's repair is not, by itself, the repair's fault: a
+change upstream (a Mathlib bump) may have broken it on its own. Such an importer is repaired
+next; if its repair fails (or it still does not compile), the file's repair is rolled back
+with it and the run stops for a person (exit 1). Which files were found broken first (the
+gate's batches race) does not decide whether a repair is kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.orchestrator.events import VOIDABLE
+from harness.orchestrator.record import Record
+
+
+def shown(broken: dict[str, list[str]]) -> str:
+    return "; ".join(f"{r}: {m[0]}" for r, m in list(broken.items())[:3])
+
+
+class BreakageRepairs:
+    """Mixed into ImporterChecks: it provides ``units``, ``log``, ``_users``, ``_build``,
+    ``_compile`` and ``_advance``."""
+
+    units: dict[str, Any]
+    log: Any
+
+    def _void(self, rel: str, seq0: int, why: str) -> None:
+        """The repair of ``rel`` was rolled back: its events after ``seq0`` (restate rounds,
+        changed statements, the audit) no longer count (events.voided). Logged after the
+        roll-back: a kill in between leaves them counted, the conservative side."""
+        seqs = [e["seq"] for e in self.log.events
+                if e.get("seq", 0) > seq0 and e["kind"] in VOIDABLE]
+        if seqs:
+            self.log.append("voided", file=rel, seqs=seqs, reason=why[:500])
+
+    def _undo(self, rel: str, before: str, seq0: int, why: str) -> None:
+        from harness.orchestrator.project_importers import reset_to
+
+        record: Record = self.units[rel].record
+        if record.head() != before:
+            reset_to(record, before, why)
+            self._advance(rel)  # type: ignore[attr-defined]
+            self._void(rel, seq0, why)
+            if self._users(rel):  # type: ignore[attr-defined]
+                self._build(rel)  # type: ignore[attr-defined]  # its importers read it
+
+    def _repair_broken(self, broken: dict[str, list[str]]) -> tuple[bool, str]:
+        """Repair each failing file with its own messages, then the importers that still fail
+        after it (each once); a failure rolls back that file's repair and the repairs that
+        made it necessary."""
+        queue = self._in_import_order(broken)
+        done: list[str] = []
+        kept: dict[str, tuple[str, int]] = {}  # file -> (head before its repair, seq before)
+        cause: dict[str, str] = {}  # an importer queued by -> the file whose repair left it
+        while queue:
+            rel = next(iter(queue))
+            msgs = queue.pop(rel)
+            u = self.units[rel]
+            if u.repair is None:
+                return False, f"{rel}: no repair step configured"
+            before, seq0 = u.record.head(), self.log.seq
+            ok, why = u.repair(msgs)
+            still = None if not ok or rel not in cause else self._compile(rel)  # type: ignore[attr-defined]  # noqa: E501
+            if not ok or still:
+                why = why if not ok else f"it still does not compile: {still[0]}"
+                self._undo(rel, before, seq0, f"{rel}: the repair failed: {why}")
+                return False, self._unwind(rel, why, kept, cause)
+            self._advance(rel)  # type: ignore[attr-defined]
+            kept[rel] = (before, seq0)
+            users = [r for r in self._users(rel) if r not in queue]  # type: ignore[attr-defined]
+            built = self._build(rel) if self._users(rel) else None  # type: ignore[attr-defined]
+            if built:  # its own module does not build: nothing importing it can be judged
+                reason = f"{rel}: the restated file breaks the files importing it: " \
+                         f"{shown({rel: built})}"
+                kept.pop(rel)
+                self._undo(rel, before, seq0, reason)
+                return False, reason + " (the repair was rolled back)"
+            bad = {r: m for r in users if (m := self._compile(r)) is not None}  # type: ignore[attr-defined]  # noqa: E501
+            again = [r for r in bad if r in kept]
+            if again:  # a file this round already repaired: this repair broke it
+                reason = f"{rel}: the restated file breaks the files importing it: " \
+                         f"{shown({r: bad[r] for r in again})}"
+                kept.pop(rel)
+                self._undo(rel, before, seq0, reason)
+                return False, reason + " (the repair was rolled back)"
+            for r, m in bad.items():  # failing while ``rel`` was broken too: repaired next
+                queue[r], cause[r] = m, rel
+            done.append(f"{rel}: {why}")
+        return True, "; ".join(done) or "nothing to repair"
+
+    def _in_import_order(self, broken: dict[str, list[str]]) -> dict[str, list[str]]:
+        """The broken files and the project files they import that fail too (found broken
+        first by whichever batch ran first, a file must not be repaired against a broken
+        import), imported files first."""
+        files = [self._rel[id(b)] for b in self._files]  # type: ignore[attr-defined]
+        closure = self._project.closure  # type: ignore[attr-defined]
+        found = dict(broken)
+        for b in self._files:  # type: ignore[attr-defined]
+            rel = self._rel[id(b)]  # type: ignore[attr-defined]
+            if rel in found or rel not in self.units:
+                continue
+            if any(id(b) in closure.get(id(d), set()) for d in self._files  # type: ignore[attr-defined]  # noqa: E501
+                   if self._rel[id(d)] in broken) and (m := self._compile(rel)) is not None:  # type: ignore[attr-defined]  # noqa: E501
+                found[rel] = m
+        return {r: found[r] for r in sorted(found, key=lambda r: files.index(r)
+                                             if r in files else len(files))}
+
+    def _unwind(self, rel: str, why: str, kept: dict[str, tuple[str, int]],
+                cause: dict[str, str]) -> str:
+        """``rel``'s repair failed: undo the repairs that queued it and every repair queued,
+        in turn, by one of those (newest first)."""
+        reason, chain, r = f"{rel}: {why}", [], rel
+        while r in cause:
+            r = cause[r]
+            chain.append(r)
+        gone = set(chain)
+        for k in kept:  # insertion order: a file's cause was repaired before it
+            if cause.get(k) in gone:
+                gone.add(k)
+        for up in reversed([k for k in kept if k in gone]):
+            before, seq0 = kept.pop(up)
+            self._undo(up, before, seq0, f"{up}: rolled back with the repair that made it "
+                                         f"necessary: {reason}")
+        if chain:
+            return (f"{chain[-1]}: the restated file breaks the files importing it: "
+                    f"{reason} (the repair was rolled back)")
+        return reason
