@@ -31,13 +31,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-import git
 
 from harness.blueprint.lexer import mask
 from harness.errors import InputError, UsageError
 from harness.orchestrator.gitrepo import Repo
+from harness.orchestrator.gitrollback import move_back, roll_back
 from harness.orchestrator.batchmerge import Candidate
-from harness.orchestrator.record import GIT_TIMEOUT_S, TRAILER, Record
+from harness.orchestrator.record import TRAILER, Record
 from harness.orchestrator.project_repairs import BreakageRepairs, shown
 from harness.orchestrator.spanindex import SpanIndex
 from harness.orchestrator.state import atomic_write
@@ -94,25 +94,6 @@ def clear(path: Path | None) -> None:
         path.unlink(missing_ok=True)
 
 
-def _move_back(repo: git.Repo, rel: str, commit: str, parent: str, why: str) -> None:
-    """The branch from ``commit`` back to ``parent`` (git refuses if it moved meanwhile), then
-    the working file and its index entry equal to the parent's."""
-    ref = repo.active_branch.path  # refs/heads/<branch>
-    repo.git.update_ref("-m", f"harness: roll back {commit[:10]}: {why}"[:200], ref, parent,
-                        commit, kill_after_timeout=GIT_TIMEOUT_S)
-    data = (repo.commit(parent).tree / rel).data_stream.read()
-    atomic_write(Path(repo.working_tree_dir or ".") / rel, data)
-    repo.index.add([rel])
-
-
-def roll_back(record: Record, commit: str, why: str) -> str:
-    """Undo our own ``commit`` (the branch head): returns the head it went back to."""
-    with record._lock:  # the record's git access is serialised (gitrepo.serialised)
-        parent = record.repo.commit(commit).parents[0].hexsha
-        _move_back(record.repo, record.rel, commit, parent, why)
-    return parent
-
-
 def undo_pending(path: Path, workspace: Path) -> str | None:
     """On resume: a merge killed before its importers were judged is rolled back (if its commit
     is the head). Returns a note for the run's notes, or None when there was nothing to undo."""
@@ -133,7 +114,7 @@ def undo_pending(path: Path, workspace: Path) -> str | None:
         if not ours:
             clear(path)
             return None
-        _move_back(repo, rel, head.hexsha, parent, "its importers were never checked")
+        move_back(repo, rel, head.hexsha, parent, "its importers were never checked")
         clear(path)  # only once the commit is undone: a failed roll-back is tried again
         return (f"rolled back {head.hexsha[:10]} (batch {batch} into {rel}): the run stopped "
                 "before the files importing it were compiled; its proofs go back to the gate")
@@ -164,14 +145,6 @@ def build_module(gate: Any, file: Path, workspace: Path) -> list[str] | None:
                 or ["no output"])
         return [f"{file}: `lake build {mod}` failed: " + "; ".join(tail[-3:])[:300]]
     return None
-
-
-def reset_to(record: Record, before: str, why: str) -> None:
-    """Undo every commit after ``before`` (the repair step's rounds on ``record``'s file)."""
-    with record._lock:
-        head = record.repo.head.commit.hexsha
-        if head != before:
-            _move_back(record.repo, record.rel, head, before, why)
 
 
 _shown = shown

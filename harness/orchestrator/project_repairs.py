@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.orchestrator.events import VOIDABLE
+from harness.orchestrator.gitrollback import reset_to
 from harness.orchestrator.record import Record
 
 
@@ -38,8 +39,6 @@ class BreakageRepairs:
             self.log.append("voided", file=rel, seqs=seqs, reason=why[:500])
 
     def _undo(self, rel: str, before: str, seq0: int, why: str) -> None:
-        from harness.orchestrator.project_importers import reset_to
-
         record: Record = self.units[rel].record
         if record.head() != before:
             reset_to(record, before, why)
