@@ -80,7 +80,9 @@ class RunAssembly:
         lake = self.options.lake
         self._found["tc"] = self.toolchain if self.toolchain is not None else find_lean(
             session.workspace, lake or os.environ.get("HARNESS_LAKE"))
-        if session.settings.executor == "ray":  # connect and check the nodes before any work
+        # connect and check the nodes before any work; once per run (a project's files and
+        # their stage-1 sessions share it)
+        if session.settings.executor == "ray" and "executor" not in self._found:
             from harness.cluster.setup import make_ray_executor
 
             self._found["executor"] = make_ray_executor(session.settings, self.cfg,

@@ -183,7 +183,8 @@ def _wait_for(pred, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
+                         ids=["SIGTERM", "SIGINT"])
 def test_a_signal_to_the_driver_stops_the_attempts_and_writes_the_record(cluster, tmp_path,
                                                                           sig, code):
     """The attempts wait two minutes for the model; the driver is stopped while they run on
