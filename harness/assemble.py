@@ -136,7 +136,8 @@ def assemble(options: RunOptions) -> RunAssembly:
     o = options
     config = load_config(o.config, o.workspace)  # unreadable: its one line (nothing to check)
     settings, problems = _settings(config, o.overrides)
-    if settings is not None and settings.executor == "ray":  # Ray missing: one line
+    asked = {**config.run, **{k: v for k, v in o.overrides.items() if v is not None}}
+    if asked.get("executor") == "ray":  # Ray missing: one line (with the others)
         from harness.cluster.setup import require_ray
 
         try:

@@ -84,3 +84,26 @@ def test_assemble_prove_chooses_the_prover_and_finds_lean(tmp_path, fake_lean,
     assert ready.toolchain is None and ready.lean_missing.startswith("no Lean toolchain")
     # an --apply with nothing to do: the config is read, nothing else is asked
     assert assemble_prove(ProveOptions(ws, preflight=False)).checks == []
+
+
+def test_run_reports_its_settings_and_ray_missing_together(tmp_path, fake_lean,
+                                                              monkeypatch) -> None:
+    import sys
+
+    from harness.assemble import RunOptions, assemble
+
+    f = workspace(tmp_path)
+    ws = f.parent.parent
+    (ws / "harness.toml").write_text('[run]\nexecutor = "ray"\nbatch_size = 0\n')
+    monkeypatch.setitem(sys.modules, "ray", None)  # Ray not installed
+    with pytest.raises(UsageError) as err:
+        assemble(RunOptions(f, ws, overrides={"workers": 0}))
+    lines = err.value.line().splitlines()
+    assert len(lines) == 3, lines  # every problem at once, one line each
+    assert "run: --workers: Input should be greater than or equal to 1" in lines
+    assert any(ln.startswith(f"{ws / 'harness.toml'}:3:0: config: run.batch_size: ")
+               for ln in lines)
+    assert any("--executor ray needs Ray" in ln for ln in lines)
+    (ws / "harness.toml").write_text('[run]\nexecutor = "ray"\n')
+    with pytest.raises(UsageError, match="needs Ray"):
+        assemble(RunOptions(f, ws))
