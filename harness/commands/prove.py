@@ -8,8 +8,10 @@ whose body is already complete does nothing (exit 0). Concurrent ``--apply`` run
 serialise on a lock under WORKSPACE/.harness/locks/: the file is re-read under the lock and, if
 another run changed it meanwhile, the same candidate is re-applied to the new text and gated again.
 
-Before the attempt the preflight checks the prove role's model, Lean against lean-toolchain,
-the Mathlib / Architect oleans and (LLM) that the endpoint answers: a problem is exit 2.
+Put together as `run` is (harness/assemble.py): before the attempt the config is checked as for
+`run` (its [run] section too), then the preflight checks the prove role's model, Lean against
+lean-toolchain, the Mathlib / Architect oleans and (LLM) that the endpoint answers: every
+problem at once, one line each, exit 2.
 
 Exit codes: 0 proved (and applied, with ``--apply``), 1 not proved or rejected by the gate,
 2 usage/input error (a preflight problem included), 3 cannot certify (no Lean, Lean timeout/crash, unverified candidate).
