@@ -1,9 +1,11 @@
 """One place that puts a run together: `harness run`'s options + the config -> everything a
-session needs.
+session needs; and `harness prove`'s one attempt (:func:`assemble_prove`), from the same config
+checks and the same preflight.
 
 :func:`assemble` loads the config (harness.toml), takes the settings from its ``[run]`` section
 and the flags, checks Ray when it is asked for, and runs the preflight (harness/preflight) once,
-before any work: every blocking problem at once, exit 2. It returns a :class:`RunAssembly`:
+before any work: every problem at once — the ``[run]`` section's, Ray's, the preflight's — one
+line each, exit 2 (a config file that does not parse is its one line: nothing else can be read). It returns a :class:`RunAssembly`:
 settings, the toolchain found, the model tiers, LeanArchitect's edges (with Lean), and the two
 hooks :meth:`Session.run` calls — ``preflight(session)`` (inside the session, so a missing Lean
 is exit 3 with a result.json; Ray connected and its nodes checked) and ``services(session,
@@ -17,17 +19,19 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pydantic import ValidationError
 
 from harness.agents.config import HarnessConfig, load_config
 from harness.errors import CannotCertify, HarnessError, InputError, UsageError
 from harness.orchestrator.executor import LocalExecutor
-from harness.orchestrator.batchmerge import Gate
-from harness.orchestrator.record import Record
-from harness.orchestrator.run import Notify, Session
 from harness.orchestrator.runmodels import RunSettings, Services
+
+if TYPE_CHECKING:  # the session and its git record: imported when a run is put together
+    from harness.orchestrator.batchmerge import Gate  # (`prove` needs no git)
+    from harness.orchestrator.record import Record
+    from harness.orchestrator.run import Notify, Session
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class RunAssembly:
 
     def session(self, notify: Notify | None = None) -> Session:
         from harness.orchestrator.project_session import ProjectSession
+        from harness.orchestrator.run import Session
 
         o = self.options
         s = (ProjectSession if o.project else Session)(o.target, self.settings,
@@ -75,7 +80,9 @@ class RunAssembly:
         lake = self.options.lake
         self._found["tc"] = self.toolchain if self.toolchain is not None else find_lean(
             session.workspace, lake or os.environ.get("HARNESS_LAKE"))
-        if session.settings.executor == "ray":  # connect and check the nodes before any work
+        # connect and check the nodes before any work; once per run (a project's files and
+        # their stage-1 sessions share it)
+        if session.settings.executor == "ray" and "executor" not in self._found:
             from harness.cluster.setup import make_ray_executor
 
             self._found["executor"] = make_ray_executor(session.settings, self.cfg,
@@ -124,21 +131,25 @@ class RunAssembly:
 
 
 def assemble(options: RunOptions) -> RunAssembly:
-    """Config -> settings -> Ray (when asked) -> preflight, each a one-line exit 2 before any
-    work; then, with Lean, LeanArchitect's edges."""
+    """Config -> settings -> Ray (when asked) -> preflight: every problem at once (one line
+    each, exit 2) before any work; then, with Lean, LeanArchitect's edges."""
     o = options
-    config = load_config(o.config, o.workspace)
-    settings = settings_from(config, o.overrides)
-    if settings.executor == "ray":  # before anything else: Ray missing is one line, exit 2
+    config = load_config(o.config, o.workspace)  # unreadable: its one line (nothing to check)
+    settings, problems = _settings(config, o.overrides)
+    asked = {**config.run, **{k: v for k, v in o.overrides.items() if v is not None}}
+    if asked.get("executor") == "ray":  # Ray missing: one line (with the others)
         from harness.cluster.setup import require_ray
 
-        require_ray()
-    from harness.preflight.require import require_ready
-
+        try:
+            require_ray()
+        except UsageError as err:
+            problems.append(err)
+    stage = settings.stage if settings is not None else o.overrides.get("stage") or "all"
     # a model for every role, Lean as pinned, the oleans, the endpoint answers
-    checks, tc = require_ready("run", o.workspace, config.with_model(o.model), lake=o.lake,
-                               stage=settings.stage, model=o.model,
-                               source=o.source is not None or not o.target.exists())
+    checks, tc = _ready(problems, "run", o.workspace, config.with_model(o.model), lake=o.lake,
+                        stage=stage, model=o.model,
+                        source=o.source is not None or not o.target.exists())
+    assert settings is not None
     # --model names every role's model: it wins over the tiers, as over roles.<r>.model
     tiers = [] if o.model else [(t.after_failures, t.model) for t in config.role("prove").tiers]
     out = RunAssembly(o, config, settings, tc, checks=checks, tiers=tiers)
@@ -148,19 +159,114 @@ def assemble(options: RunOptions) -> RunAssembly:
     return out
 
 
-def settings_from(cfg: HarnessConfig, overrides: dict[str, Any]) -> RunSettings:
-    """``[run]`` from the config, then CLI flags that were given."""
+@dataclass(frozen=True)
+class ProveOptions:
+    """`prove`'s options (its node was found before: a bad label is not a config problem)."""
+
+    workspace: Path
+    config: Path | None = None
+    lake: str | None = None
+    model: str | None = None  # --model: the prove role's model
+    tactics: bool = False  # --tactics: the LLM-free portfolio even with an endpoint
+    preflight: bool = True  # False: nothing will be attempted (an --apply with nothing to do)
+
+
+@dataclass
+class ProveAssembly:
+    """One attempt, put together as a run is: the config (its [run] section checked as for
+    `run`), LLM or tactics, the preflight's toolchain (None: ``lean_missing`` says why)."""
+
+    config: HarnessConfig
+    endpoint: Any
+    use_llm: bool
+    toolchain: Any = None
+    lean_missing: str | None = None
+    checks: list[Any] = field(default_factory=list)
+
+    @property
+    def method(self) -> str:
+        return "llm" if self.use_llm else "tactics"
+
+    def client(self) -> Any:
+        from harness.agents.llm import LLMClient
+
+        return LLMClient(self.endpoint, self.config) if self.use_llm else None
+
+
+def assemble_prove(options: ProveOptions) -> ProveAssembly:
+    """The config (the same checks as `run`'s), then the preflight of the prove role: every
+    problem at once, exit 2, before any work."""
+    from harness.agents.config import resolve_endpoint
+
+    o = options
+    config = load_config(o.config, o.workspace)
+    _, problems = _settings(config, {})
+    endpoint = resolve_endpoint(config)
+    use_llm = endpoint.configured and not o.tactics
+    if o.model and not use_llm:
+        problems.append(UsageError("--model needs an LLM endpoint (set OPENAI_BASE_URL / "
+                                   "OPENAI_API_KEY or endpoint.base_url in harness.toml)"))
+    out = ProveAssembly(config, endpoint, use_llm)
+    if not o.preflight:
+        _raise(problems)
+        return out
+    # a model for the prove role, Lean as pinned, its oleans, the endpoint answers
+    out.checks, found = _ready(problems, "prove", o.workspace, config, lake=o.lake,
+                               model=o.model, use_llm=use_llm)
+    if found is not None:
+        out.toolchain = found
+        return out
+    from harness.lean.toolchain import find_toolchain
+
+    try:
+        out.toolchain = find_toolchain(o.workspace, o.lake)
+    except HarnessError as err:
+        if o.lake or os.environ.get("HARNESS_LAKE"):
+            raise  # an explicit toolchain that does not work is a usage error, not "no Lean"
+        out.lean_missing = f"no Lean toolchain ({err.line()})"
+    return out
+
+
+def _ready(problems: list[HarnessError], command: str, workspace: Path, cfg: HarnessConfig,
+           **kw: Any) -> tuple[list[Any], Any]:
+    """The preflight (harness/preflight), its problems reported with the config's."""
+    from harness.preflight.require import require_ready
+
+    try:
+        checks, tc = require_ready(command, workspace, cfg, **kw)
+    except UsageError as err:
+        problems.append(err)
+        checks, tc = [], None
+    _raise(problems)
+    return checks, tc
+
+
+def _raise(problems: list[HarnessError]) -> None:
+    """Every problem at once: one alone as it is (``FILE:LINE:COL: …``), several one a line."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise UsageError("\n".join(p.line() for p in problems))
+
+
+def _settings(cfg: HarnessConfig, overrides: dict[str, Any]
+              ) -> tuple[RunSettings | None, list[HarnessError]]:
+    """The settings, or None and every problem of ``[run]`` and the flags (one line each)."""
     data = dict(cfg.run)
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
-        return RunSettings.model_validate(data)
+        return RunSettings.model_validate(data), []
     except ValidationError as err:
-        e = err.errors()[0]
-        where = ".".join(str(x) for x in e["loc"])
-        if where in overrides and overrides[where] is not None:
-            raise UsageError(f"run: --{where.replace('_', '-')}: {e['msg']}") from None
-        raise InputError(cfg.source or "harness.toml", _key_line(cfg.source, where), 0,
-                         f"config: run.{where}: {e['msg']}") from None
+        out: list[HarnessError] = []
+        for e in err.errors():
+            where = ".".join(str(x) for x in e["loc"])
+            if where in overrides and overrides[where] is not None:
+                out.append(UsageError(f"run: --{where.replace('_', '-')}: {e['msg']}"))
+            else:
+                out.append(InputError(cfg.source or "harness.toml",
+                                      _key_line(cfg.source, where), 0,
+                                      f"config: run.{where}: {e['msg']}"))
+        return None, out
 
 
 def _key_line(source: str | None, key: str) -> int:

@@ -17,7 +17,9 @@ no secrets) and sends back an :class:`AttemptResult` with its cost and where it 
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -50,6 +52,7 @@ def connect(address: str | None, *, workers: int, runtime_env: dict[str, Any] | 
     _errors_to_stderr()
     kw: dict[str, Any] = dict(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False,
                               logging_level="ERROR", runtime_env=runtime_env)
+    term = _sigterm_handler()
     try:
         if address is None:
             ray.init(num_cpus=workers, **kw)
@@ -61,6 +64,24 @@ def connect(address: str | None, *, workers: int, runtime_env: dict[str, Any] | 
         raise UsageError(f"run: cannot reach a Ray cluster at {where}: "
                          f"{str(err).splitlines()[0] if str(err) else type(err).__name__} "
                          "(start one with `ray start --head`, docs/cluster.md)") from None
+    finally:
+        _restore_sigterm(term)
+
+
+def _sigterm_handler() -> Any:
+    """The process's SIGTERM handler (None: not on the main thread, nothing to keep)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.getsignal(signal.SIGTERM)
+
+
+def _restore_sigterm(handler: Any) -> None:
+    """ray.init replaces the driver's SIGTERM handler with ``sys.exit(15)``
+    (ray/_private/worker.py, ``init``): a SIGTERM would then skip the run's clean-up (no
+    143, no result.json saying "interrupted"). The harness's own handler
+    (harness/signals.py) is put back."""
+    if handler is not None and signal.getsignal(signal.SIGTERM) is not handler:
+        signal.signal(signal.SIGTERM, handler)
 
 
 def _errors_to_stderr() -> None:

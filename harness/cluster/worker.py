@@ -137,7 +137,8 @@ def real_runner(spec: WorkerSpec, pool: Any | None) -> Runner:
 
     def attempt(job: AttemptJob) -> AttemptResult:
         if spec.workspace_mode == "runtime_env":  # the unpacked copy, not the head's path
-            job = job.model_copy(update={"workspace": str(ws)})
+            job = job.model_copy(update={"workspace": str(ws),
+                                         "file": worker_file(spec, job.file, ws)})
         if client is not None:  # one attempt at a time per worker process: safe to swap
             attempts = client.ledger.attempts
             budgets = Budgets(**{**cfg.budgets.model_dump(), "per_run_usd": job.budget_usd})
@@ -146,6 +147,16 @@ def real_runner(spec: WorkerSpec, pool: Any | None) -> Runner:
         return run(job)
 
     return attempt
+
+
+def worker_file(spec: WorkerSpec, file: str, ws: Path) -> str:
+    """The job's file in this worker's copy of the workspace (a project's jobs name their own
+    files): its module — the lakefile's options for it, library context — is then found here.
+    A file outside the head's workspace stays as it is."""
+    try:
+        return str(ws / Path(file).relative_to(spec.workspace))
+    except ValueError:
+        return file
 
 
 # ---- orphans -------------------------------------------------------------------------------

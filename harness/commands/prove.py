@@ -8,8 +8,10 @@ whose body is already complete does nothing (exit 0). Concurrent ``--apply`` run
 serialise on a lock under WORKSPACE/.harness/locks/: the file is re-read under the lock and, if
 another run changed it meanwhile, the same candidate is re-applied to the new text and gated again.
 
-Before the attempt the preflight checks the prove role's model, Lean against lean-toolchain,
-the Mathlib / Architect oleans and (LLM) that the endpoint answers: a problem is exit 2.
+Put together as `run` is (harness/assemble.py): before the attempt the config is checked as for
+`run` (its [run] section too), then the preflight checks the prove role's model, Lean against
+lean-toolchain, the Mathlib / Architect oleans and (LLM) that the endpoint answers: every
+problem at once, one line each, exit 2.
 
 Exit codes: 0 proved (and applied, with ``--apply``), 1 not proved or rejected by the gate,
 2 usage/input error (a preflight problem included), 3 cannot certify (no Lean, Lean timeout/crash, unverified candidate).
@@ -18,19 +20,15 @@ Exit codes: 0 proved (and applied, with ``--apply``), 1 not proved or rejected b
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 
 from harness.agents.apply import apply_gated, statement_lock
-from harness.agents.config import load_config, resolve_endpoint
-from harness.agents.llm import LLMClient
 from harness.agents.prover import AttemptResult, prove_node
 from harness.blueprint.source import parse_file
 from harness.commands._common import add_lake_arg
 from harness.didyoumean import node_hint
-from harness.errors import CannotCertify, ExitCode, HarnessError, InputError, UsageError
-from harness.lean.toolchain import Toolchain, find_toolchain
+from harness.errors import CannotCertify, ExitCode, InputError, UsageError
 from harness.report.output import console, emit_json, err_console
 from harness.workspace import find_workspace, harness_dir
 
@@ -79,35 +77,33 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path}:{decl.pos.line}:{decl.pos.col}: {label} is not a lemma or "
                          "theorem with a `:=` body")
     workspace = find_workspace(path)
-    cfg = load_config(args.config, workspace)
-    endpoint = resolve_endpoint(cfg)
-    use_llm = endpoint.configured and not args.tactics
-    if args.model and not use_llm:
-        raise UsageError("--model needs an LLM endpoint (set OPENAI_BASE_URL / OPENAI_API_KEY "
-                         "or endpoint.base_url in harness.toml)")
-    method = "llm" if use_llm else "tactics"
-    if args.apply and decl.status.is_complete:  # nothing to prove; the file stays untouched
-        done = AttemptResult(label=label, method=method, status="already_proved",
+    from harness.assemble import ProveOptions, assemble_prove
+
+    # the config (checked as `run` checks it), LLM or tactics, then — unless an --apply has
+    # nothing to do — the preflight: a model for the prove role, Lean as pinned, its oleans,
+    # the endpoint; every problem at once, exit 2, before any work (harness/assemble.py)
+    nothing_to_do = args.apply and decl.status.is_complete
+    ready = assemble_prove(ProveOptions(workspace, config=args.config, lake=args.lake,
+                                        model=args.model, tactics=args.tactics,
+                                        preflight=not nothing_to_do))
+    if nothing_to_do:  # the file stays untouched
+        done = AttemptResult(label=label, method=ready.method, status="already_proved",
                              reason="already proved: nothing to do (the body has no sorry)")
         return _report(args, done, ExitCode.OK, record=None, lean_missing="not needed")
-    from harness.preflight.require import require_ready
-
-    # before any work: a model for the prove role, Lean as pinned, its oleans, the endpoint
-    _, found = require_ready("prove", workspace, cfg, lake=args.lake, model=args.model,
-                             use_llm=use_llm)
     # a corrupt or foreign lock is an input error before any work (exit 2)
     lock = statement_lock(path, bp, args.lock) if args.apply else None
-    tc, lean_missing = (found, None) if found is not None else _toolchain(workspace, args.lake)
+    cfg, tc, lean_missing = ready.config, ready.toolchain, ready.lean_missing
     if args.apply and tc is None:
         msg = f"--apply: {lean_missing}; nothing can be certified, nothing written"
         if not args.json:
             raise CannotCertify(msg)
         err_console().print(msg, markup=False)
-        refused = AttemptResult(label=label, method=method, status="cannot_certify", reason=msg)
+        refused = AttemptResult(label=label, method=ready.method, status="cannot_certify",
+                                reason=msg)
         return _report(args, refused, ExitCode.CANNOT_CERTIFY, record=None,
                        lean_missing=lean_missing)
 
-    client = LLMClient(endpoint, cfg) if use_llm else None
+    client = ready.client()
     attempt = prove_node(bp, label, workspace=workspace, cfg=cfg, toolchain=tc, client=client,
                          model=args.model)
     record = _save_transcript(workspace, attempt)
@@ -139,15 +135,6 @@ def _report(args: argparse.Namespace, attempt: AttemptResult, code: ExitCode, *,
     else:
         _human(attempt, applied, gate, record, lean_missing, args.apply)
     return int(code)
-
-
-def _toolchain(workspace: Path, lake: str | None) -> tuple[Toolchain | None, str | None]:
-    try:
-        return find_toolchain(workspace, lake), None
-    except HarnessError as err:
-        if lake or os.environ.get("HARNESS_LAKE"):
-            raise  # an explicit toolchain that does not work is a usage error, not "no Lean"
-        return None, f"no Lean toolchain ({err.line()})"
 
 
 def _save_transcript(workspace: Path, attempt: AttemptResult) -> str | None:

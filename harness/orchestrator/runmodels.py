@@ -4,14 +4,16 @@ it leaves behind (:class:`RunResult` in ``result.json``, one :class:`NodeResult`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.memory.model import Blocker
 from harness.orchestrator.executor import Executor, LocalExecutor, Runner
 from harness.orchestrator.batchmerge import Gate, GateOutcome
-from harness.orchestrator.stage1 import Stage1Agents
+
+if TYPE_CHECKING:  # not at run time: stage 1 needs git, `prove` (its settings' checks) does not
+    from harness.orchestrator.stage1 import Stage1Agents
 
 INTERRUPTED = 130  # the shell's codes for SIGINT (128 + 2) and SIGTERM (128 + 15): the CLI
 TERMINATED = 143  # exits with them too
