@@ -347,6 +347,8 @@ class RayExecutor:
         out, self._events = self._events, []
         return out
 
+    remote = True  # attempts run on Ray workers: an interrupt cancels them, never waits
+
     def running(self) -> int:
         return len(self._flights)
 

@@ -85,6 +85,9 @@ def stop_interrupted(executor: Any) -> None:
     """After an interrupt in stage 2 (which killed the Lean runs): ignore further signals, wait
     briefly for the attempt threads, and shut the executor down without waiting for more."""
     shield()
+    if getattr(executor, "remote", False):  # its attempts run elsewhere (Ray): nothing here to
+        executor.abort()  # wait for; cancel them now (their node kills their Lean runs)
+        return
     if not abort(lambda: executor.running() > 0):
         getattr(executor, "abort", executor.shutdown)()
     else:

@@ -82,8 +82,10 @@ class Stage2(DagSync, AttemptHandling, GateQueue, FinalCertification):
                              certification=self.certification)
 
     def _busy(self) -> bool:
+        """Work on this machine's threads: the gate, and attempts unless they run elsewhere
+        (Ray: stop_interrupted cancels them; waiting here would only delay the stop)."""
         return (self._gate_job is not None and not self._gate_job[0].done()) \
-            or self.executor.running() > 0
+            or (not getattr(self.executor, "remote", False) and self.executor.running() > 0)
 
     def _final_reason(self) -> str:
         s = self.sched
