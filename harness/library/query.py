@@ -17,6 +17,7 @@ from pathlib import Path
 from harness.library.integrity import CorruptIndex, check_index, file_inode, verify_checksum
 from harness.library.model import Hit
 from harness.library.names import name_tokens
+from harness.library import rank
 from harness.library.rank import CANDIDATES, Query, QueryContext, fts_expr, parse_query, rerank
 from harness.library.retrieval import _COLS, _KEYS, Retrieval, _damaged, _Damaged
 from harness.library.store import Progress, build_index, index_path
@@ -182,19 +183,48 @@ class LibraryIndex(Retrieval):
         cands = [c for c in cands if self._accessible(c, q.ctx)]
         if not cands:
             return []
-        scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
-                        named, self._refs_array(), bonus, self.centrality_of(q.ctx))
+        args = (self._word_df(q.words), self._const_df(q.idents), self.n_docs, named,
+                self._refs_array())
+        cent = self.centrality_of(q.ctx)
+        scored = rerank(q, cands, *args, bonus, cent)
+        if rank.W_COUSE and rank.statement_like(q):
+            scored = self._co_used(q, scored, cands, bonus, extra, args, cent)
         return [to_hit(c, s) for s, c in scored[:k]]
+
+    def _co_used(self, q: Query, scored, cands: list[dict], bonus: dict[int, float], extra,
+                 args, cent):
+        """The second pass of co-usage (rank.W_COUSE): what the proofs using the first pass's
+        best rows also use gains, and the most co-used rows join the candidates."""
+        got = self.co_usage([c["id"] for _, c in scored[:rank.COUSE_SEEDS]], q.ctx,
+                            rank.COUSE_USERS)
+        top = sorted(got.items(), key=lambda t: (-t[1], t[0]))[:rank.COUSE_CANDIDATES]
+        if not top:
+            return scored
+        best = top[0][1]
+        bonus = dict(bonus)
+        for i, v in top:
+            bonus[i] = bonus.get(i, 0.0) + rank.W_COUSE * v / best
+        n = len(cands)
+        extra(self._all(f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(top))})",
+                        [i for i, _ in top]))
+        cands = cands[:n] + [c for c in cands[n:] if self._accessible(c, q.ctx)]
+        return rerank(q, cands, *args, bonus, cent)
 
     def _usage_bonus(self, q: Query, words: list[str], extra) -> dict[int, float]:
         """Row id -> score from the proof-usage table: the k-NN votes (theorems nearest the
         query vote for what their proofs used) and, for a blueprint node, its dependencies
         and what their proofs use. Voted rows not yet candidates join them (via ``extra``)."""
-        from harness.library import rank
-
         out: dict[int, float] = {}
         if rank.W_KNN and rank.KNN_K and rank.statement_like(q):
-            got = self.votes(self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS))
+            qc = None
+            if rank.KNN_CONST:
+                keys = rank.const_keys(q.idents)
+                df = self._const_df(q.idents)
+                qc = {c: rank.idf(df.get(c, 1), self.n_docs) for c in keys}
+            near = self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS, qc)
+            if rank.KNN_POW != 1.0:
+                near = [(i, s ** rank.KNN_POW) for i, s in near]
+            got = self.votes(near)
             top = sorted(got.items(), key=lambda t: (-t[1], t[0]))[:rank.KNN_CANDIDATES]
             best = top[0][1] if top else 1.0
             for i, v in top:
