@@ -186,10 +186,25 @@ class LibraryIndex(Retrieval):
         args = (self._word_df(q.words), self._const_df(q.idents), self.n_docs, named,
                 self._refs_array())
         cent = self.centrality_of(q.ctx)
+        if rank.W_NB and rank.statement_like(q):
+            bonus = self._nb_bonus(q, words, cands, bonus)
         scored = rerank(q, cands, *args, bonus, cent)
         if rank.W_COUSE and rank.statement_like(q):
             scored = self._co_used(q, scored, cands, bonus, extra, args, cent)
         return [to_hit(c, s) for s, c in scored[:k]]
+
+    def _nb_bonus(self, q: Query, words: list[str], cands: list[dict],
+                  bonus: dict[int, float]) -> dict[int, float]:
+        """``bonus`` plus rank.W_NB times the naive-Bayes score, scaled to [0, 1] over the
+        candidates it scores."""
+        nb = self.naive_bayes([c["id"] for c in cands], words, q.ctx)
+        if not nb:
+            return bonus
+        lo, hi = min(nb.values()), max(nb.values())
+        out = dict(bonus)
+        for i, v in nb.items():
+            out[i] = out.get(i, 0.0) + rank.W_NB * ((v - lo) / (hi - lo) if hi > lo else 1.0)
+        return out
 
     def _co_used(self, q: Query, scored, cands: list[dict], bonus: dict[int, float], extra,
                  args, cent):

@@ -39,6 +39,8 @@ W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 2.0, 20, 40, 5
 # COUSE_CANDIDATES most co-used join the candidates), then a second pass
 KNN_CONST, KNN_POOL, KNN_POW = 0.0, 80, 1.0
 W_COUSE, COUSE_SEEDS, COUSE_USERS, COUSE_CANDIDATES, COUSE_NORM = 0.0, 5, 100, 30, 0.0
+# W_NB: MaSh's naive Bayes (retrieval.naive_bayes) over the candidates, min-max scaled
+W_NB, NB_ALPHA, NB_PRIOR = 0.0, 0.5, 0.5
 W_BLUEPRINT = 1.0  # a node's blueprint dependencies (`uses`); half that for what their proofs use
 # usage centrality (usage.py): log(1 + proofs using it), full weight from USED_SCALE proofs on
 W_USED, USED_SCALE = 2.0, 50.0

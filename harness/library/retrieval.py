@@ -339,3 +339,50 @@ class Retrieval:
             for i in set(drop):
                 np.subtract.at(counts, use.of(i).astype(np.int64), 1)
         return Centrality(counts)
+
+    def naive_bayes(self, rows: list[int], words: list[str], ctx: QueryContext
+                    ) -> dict[int, float]:
+        """Row id -> MaSh's second learner (naive Bayes) for ``rows``: the log-likelihood of the
+        query's ``words`` given that a proof uses the row — per word, IDF times log((users
+        whose statement has it + a) / (users + a)) — plus a prior log(1 + users). Users are
+        the proofs that may vote from ``ctx`` (never the query's own; from a place, only those
+        visible there); a row no such proof uses gets nothing."""
+        import numpy as np
+
+        from harness.library import rank
+
+        use = self._usage()
+        if not len(use.ids) or not words or not rows:
+            return {}
+        mask = self._voter_mask()
+        if ctx.visible is not None:
+            mask = mask & self._visible_mask(ctx)
+        barred = self._barred(ctx)
+        if barred:
+            mask = mask.copy()
+            mask[[i for i in barred if i < len(mask)]] = False
+        uptr, users = use.users_index()
+        seg, got = [], []
+        for r in rows:
+            if r + 1 < len(uptr):
+                us = users[uptr[r]:uptr[r + 1]]
+                us = us[us < len(mask)]
+                us = us[mask[us]]
+                if len(us):
+                    seg.append(r)
+                    got.append(us)
+        if not seg:
+            return {}
+        sizes = np.asarray([len(u) for u in got], dtype=float)
+        flat = np.concatenate(got)
+        starts = np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(np.int64)
+        a = rank.NB_ALPHA
+        score = rank.NB_PRIOR * np.log1p(sizes)
+        df = self._word_df(words)
+        for w in words:
+            has = np.zeros(len(mask), dtype=bool)
+            ids = self._postings(w)[0]
+            has[ids[ids < len(has)]] = True
+            c = np.add.reduceat(has[flat].astype(float), starts)
+            score += rank.idf(df.get(w, 1), self.n_docs) * np.log((c + a) / (sizes + a))
+        return dict(zip(seg, score.tolist()))

@@ -115,3 +115,20 @@ def test_constant_overlap_moves_a_neighbour_up_and_never_admits_the_query(ix: Li
     mine = QueryContext(exclude=frozenset({"Co.const_spline_gauge"}))
     near = ix.neighbours(words, mine, 10, w, qconsts)
     assert const not in dict(near) and ids["Co.delta_const_ee"] not in ix.votes(near)
+
+
+def test_naive_bayes_reads_only_proofs_that_may_vote(ix: LibraryIndex):
+    ids = _ids(ix)
+    beta, wordy, const = (ids[f"Co.{n}"] for n in ("beta_thing_bb", "delta_wordy_dd",
+                                                   "delta_const_ee"))
+    # a premise whose users' statements have the query's words scores higher
+    got = ix.naive_bayes([wordy, const], ["zeta", "qq"], QueryContext())
+    assert got[const] > got[wordy]
+    assert beta in ix.naive_bayes([beta], ["nat"], QueryContext())
+    # beta's only user is user_one: as the query, or from above it, nothing speaks for beta
+    assert ix.naive_bayes([beta], ["nat"], QueryContext(exclude=frozenset({"Co.user_one"}))) \
+        == {}
+    line = _line(ix, "Co.user_one")
+    for vis in (None, frozenset()):
+        assert ix.naive_bayes([beta], ["nat"],
+                              QueryContext(module="Co.Basic", line=line, visible=vis)) == {}
