@@ -37,7 +37,7 @@ W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 2.0, 20, 40, 5
 # pool); KNN_POW sharpens a vote (similarity ** KNN_POW); W_COUSE: co-usage — rows the proofs
 # using the COUSE_SEEDS best first-pass rows also use (at most COUSE_USERS proofs per seed, the
 # COUSE_CANDIDATES most co-used join the candidates), then a second pass
-KNN_CONST, KNN_POOL, KNN_POW = 0.0, 80, 1.0
+KNN_CONST, KNN_POOL, KNN_POW = 1.0, 80, 3.0  # frozen 19:43 UTC on development only
 W_COUSE, COUSE_SEEDS, COUSE_USERS, COUSE_CANDIDATES, COUSE_NORM = 0.0, 5, 100, 30, 0.0
 # W_NB: MaSh's naive Bayes (retrieval.naive_bayes) over the candidates, min-max scaled
 W_NB, NB_ALPHA, NB_PRIOR = 0.0, 0.5, 0.5
