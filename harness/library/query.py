@@ -183,47 +183,9 @@ class LibraryIndex(Retrieval):
         cands = [c for c in cands if self._accessible(c, q.ctx)]
         if not cands:
             return []
-        args = (self._word_df(q.words), self._const_df(q.idents), self.n_docs, named,
-                self._refs_array())
-        cent = self.centrality_of(q.ctx)
-        if rank.W_NB and rank.statement_like(q):
-            bonus = self._nb_bonus(q, words, cands, bonus)
-        scored = rerank(q, cands, *args, bonus, cent)
-        if rank.W_COUSE and rank.statement_like(q):
-            scored = self._co_used(q, scored, cands, bonus, extra, args, cent)
+        scored = rerank(q, cands, self._word_df(q.words), self._const_df(q.idents), self.n_docs,
+                        named, self._refs_array(), bonus, self.centrality_of(q.ctx))
         return [to_hit(c, s) for s, c in scored[:k]]
-
-    def _nb_bonus(self, q: Query, words: list[str], cands: list[dict],
-                  bonus: dict[int, float]) -> dict[int, float]:
-        """``bonus`` plus rank.W_NB times the naive-Bayes score, scaled to [0, 1] over the
-        candidates it scores."""
-        nb = self.naive_bayes([c["id"] for c in cands], words, q.ctx)
-        if not nb:
-            return bonus
-        lo, hi = min(nb.values()), max(nb.values())
-        out = dict(bonus)
-        for i, v in nb.items():
-            out[i] = out.get(i, 0.0) + rank.W_NB * ((v - lo) / (hi - lo) if hi > lo else 1.0)
-        return out
-
-    def _co_used(self, q: Query, scored, cands: list[dict], bonus: dict[int, float], extra,
-                 args, cent):
-        """The second pass of co-usage (rank.W_COUSE): what the proofs using the first pass's
-        best rows also use gains, and the most co-used rows join the candidates."""
-        got = self.co_usage([c["id"] for _, c in scored[:rank.COUSE_SEEDS]], q.ctx,
-                            rank.COUSE_USERS)
-        top = sorted(got.items(), key=lambda t: (-t[1], t[0]))[:rank.COUSE_CANDIDATES]
-        if not top:
-            return scored
-        best = top[0][1]
-        bonus = dict(bonus)
-        for i, v in top:
-            bonus[i] = bonus.get(i, 0.0) + rank.W_COUSE * v / best
-        n = len(cands)
-        extra(self._all(f"SELECT {_COLS} FROM decls WHERE id IN ({','.join('?' * len(top))})",
-                        [i for i, _ in top]))
-        cands = cands[:n] + [c for c in cands[n:] if self._accessible(c, q.ctx)]
-        return rerank(q, cands, *args, bonus, cent)
 
     def _usage_bonus(self, q: Query, words: list[str], extra) -> dict[int, float]:
         """Row id -> score from the proof-usage table: the k-NN votes (theorems nearest the

@@ -32,15 +32,11 @@ W_RECENT, RECENT_TAU = 2.0, 1.0  # recency: W_RECENT / (1 + r / RECENT_TAU), r =
 # Only for a statement (statement_like): a few keywords name what is wanted (`sub-Gaussian tail
 # bound`), and the lemmas its neighbours' proofs share (`le_refl`) are not it
 W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 2.0, 20, 40, 5
-# fourth round (docs/benchmarks.md), each off at 0: KNN_CONST mixes into the neighbours'
-# similarity the IDF-weighted share of the query's constants they name (over a KNN_POOL BM25
-# pool); KNN_POW sharpens a vote (similarity ** KNN_POW); W_COUSE: co-usage — rows the proofs
-# using the COUSE_SEEDS best first-pass rows also use (at most COUSE_USERS proofs per seed, the
-# COUSE_CANDIDATES most co-used join the candidates), then a second pass
-KNN_CONST, KNN_POOL, KNN_POW = 1.0, 80, 3.0  # frozen 19:43 UTC on development only
-W_COUSE, COUSE_SEEDS, COUSE_USERS, COUSE_CANDIDATES, COUSE_NORM = 0.0, 5, 100, 30, 0.0
-# W_NB: MaSh's naive Bayes (retrieval.naive_bayes) over the candidates, min-max scaled
-W_NB, NB_ALPHA, NB_PRIOR = 0.0, 0.5, 0.5
+# fourth round (docs/benchmarks.md): the neighbours are the KNN_K nearest of a KNN_POOL BM25
+# pool by BM25 plus KNN_CONST times the IDF-weighted share of the query's constants their
+# statements name (MaSh compares statements by their constants); a vote is similarity ** KNN_POW
+# (the nearest neighbours count most)
+KNN_CONST, KNN_POOL, KNN_POW = 1.0, 80, 3.0  # frozen 19:43 UTC on development projects only
 W_BLUEPRINT = 1.0  # a node's blueprint dependencies (`uses`); half that for what their proofs use
 # usage centrality (usage.py): log(1 + proofs using it), full weight from USED_SCALE proofs on
 W_USED, USED_SCALE = 2.0, 50.0

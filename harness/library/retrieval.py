@@ -254,55 +254,6 @@ class Retrieval:
                 out[u] = out.get(u, 0.0) + sim
         return out
 
-    def _barred(self, ctx: QueryContext) -> set[int]:
-        """Rows whose proofs must not speak for a query from ``ctx``: the query's own theorem
-        and, from a place without ``visible`` (whose mask already bars them), its module's rows
-        at or below its line."""
-        out: set[int] = set()
-        if ctx.exclude:
-            out.update(i for (i,) in self._all(
-                f"SELECT id FROM decls WHERE name IN ({','.join('?' * len(ctx.exclude))})",
-                sorted(ctx.exclude)))
-        if ctx.visible is None and ctx.module and ctx.line is not None:
-            out.update(i for (i,) in self._all(
-                "SELECT id FROM decls WHERE module = ? AND line >= ?", (ctx.module, ctx.line)))
-        return out
-
-    def co_usage(self, seeds: list[int], ctx: QueryContext, users_cap: int) -> dict[int, float]:
-        """Row id -> how often proofs that use a seed also use it: per seed (weighted 1 / (1 +
-        its position)), the share of the seed's users whose proofs use the row. Only proofs that
-        may vote from ``ctx`` count (never the query's own: it uses the gold premises together)."""
-        import numpy as np
-
-        from harness.library import rank
-
-        use = self._usage()
-        if not len(use.ids):
-            return {}
-        mask = self._voter_mask()
-        if ctx.visible is not None:
-            mask = mask & self._visible_mask(ctx)
-        barred = self._barred(ctx)
-        uptr, users = use.users_index()
-        out: dict[int, float] = {}
-        for pos, s in enumerate(seeds):
-            if s + 1 >= len(uptr):
-                continue
-            us = users[uptr[s]:uptr[s + 1]]
-            us = us[(us < len(mask))]
-            us = [int(u) for u in us[mask[us]] if int(u) not in barred][:users_cap]
-            if not us:
-                continue
-            w = 1.0 / (1 + pos) / len(us)
-            got = np.concatenate([use.of(u) for u in us])
-            vals, counts = np.unique(got, return_counts=True)
-            norm = use.used[vals].astype(float) ** rank.COUSE_NORM if rank.COUSE_NORM \
-                else np.ones(len(vals))
-            for v, c, z in zip(vals.tolist(), counts.tolist(), norm.tolist()):
-                if v != s:
-                    out[v] = out.get(v, 0.0) + w * c / max(z, 1.0)
-        return out
-
     def centrality_of(self, ctx: QueryContext):
         """Usage counts as the query may know them (usage.Centrality): only proofs that may vote
         count — never the query's own theorem's; from a place, only proofs visible there (with
@@ -339,50 +290,3 @@ class Retrieval:
             for i in set(drop):
                 np.subtract.at(counts, use.of(i).astype(np.int64), 1)
         return Centrality(counts)
-
-    def naive_bayes(self, rows: list[int], words: list[str], ctx: QueryContext
-                    ) -> dict[int, float]:
-        """Row id -> MaSh's second learner (naive Bayes) for ``rows``: the log-likelihood of the
-        query's ``words`` given that a proof uses the row — per word, IDF times log((users
-        whose statement has it + a) / (users + a)) — plus a prior log(1 + users). Users are
-        the proofs that may vote from ``ctx`` (never the query's own; from a place, only those
-        visible there); a row no such proof uses gets nothing."""
-        import numpy as np
-
-        from harness.library import rank
-
-        use = self._usage()
-        if not len(use.ids) or not words or not rows:
-            return {}
-        mask = self._voter_mask()
-        if ctx.visible is not None:
-            mask = mask & self._visible_mask(ctx)
-        barred = self._barred(ctx)
-        if barred:
-            mask = mask.copy()
-            mask[[i for i in barred if i < len(mask)]] = False
-        uptr, users = use.users_index()
-        seg, got = [], []
-        for r in rows:
-            if r + 1 < len(uptr):
-                us = users[uptr[r]:uptr[r + 1]]
-                us = us[us < len(mask)]
-                us = us[mask[us]]
-                if len(us):
-                    seg.append(r)
-                    got.append(us)
-        if not seg:
-            return {}
-        sizes = np.asarray([len(u) for u in got], dtype=float)
-        flat = np.concatenate(got)
-        starts = np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(np.int64)
-        a = rank.NB_ALPHA
-        score = rank.NB_PRIOR * np.log1p(sizes)
-        df = self._word_df(words)
-        for w in words:
-            has = np.zeros(len(mask), dtype=bool)
-            ids = self._postings(w)[0]
-            has[ids[ids < len(has)]] = True
-            c = np.add.reduceat(has[flat].astype(float), starts)
-            score += rank.idf(df.get(w, 1), self.n_docs) * np.log((c + a) / (sizes + a))
-        return dict(zip(seg, score.tolist()))

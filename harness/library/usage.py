@@ -133,7 +133,6 @@ class Usage:
         self.ids = np.frombuffer(got.get("use_ids", b""), "<u4")
         self.used = np.frombuffer(got.get("used", b""), "<u4")
         self._src: np.ndarray | None = None
-        self._users: tuple[np.ndarray, np.ndarray] | None = None
 
     def of(self, row: int) -> np.ndarray:
         """The rows ``row``'s proof uses."""
@@ -146,16 +145,6 @@ class Usage:
         if self._src is None:
             self._src = np.repeat(np.arange(max(0, len(self.ptr) - 1)), np.diff(self.ptr))
         return self._src
-
-    def users_index(self) -> tuple[np.ndarray, np.ndarray]:
-        """(ptr, users): the rows whose proofs use row ``i`` are ``users[ptr[i]:ptr[i + 1]]``."""
-        if self._users is None:
-            n = max(0, len(self.ptr) - 1)
-            order = np.argsort(self.ids, kind="stable")
-            ptr = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self.ids, minlength=n)[:n], out=ptr[1:])
-            self._users = (ptr, self.sources()[order])
-        return self._users
 
     def has_proof(self) -> np.ndarray:
         """Per row id: does its proof use anything (a possible k-NN voter)?"""
