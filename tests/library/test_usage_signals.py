@@ -87,3 +87,21 @@ def test_constant_overlap_moves_a_neighbour_up_and_never_admits_the_query(ix: Li
     near = ix.neighbours(words, mine, 10, w, qconsts)
     assert const not in dict(near) and ids["Co.delta_const_ee"] not in ix.votes(near)
 
+
+
+def test_a_vote_counts_its_neighbours_similarity_to_the_power_knn_pow(ix: LibraryIndex,
+                                                                      monkeypatch):
+    from harness.library.rank import parse_query
+
+    ids = _ids(ix)
+    q = parse_query("theorem q (s : Spline) : gauge s = gauge s  Splines and gauges, a spline gauge.")
+    words = ix._informative(q.words)
+    wordy, const = ids["Co.delta_wordy_dd"], ids["Co.delta_const_ee"]
+
+    def ratio(power: float) -> float:
+        monkeypatch.setattr(rank, "KNN_POW", power)
+        got = ix._usage_bonus(q, words, lambda rows: None)
+        return got[const] / got[wordy]
+
+    one, three = ratio(1.0), ratio(3.0)
+    assert 0 < one < 1 and three == pytest.approx(one ** 3)
