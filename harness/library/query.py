@@ -17,6 +17,7 @@ from pathlib import Path
 from harness.library.integrity import CorruptIndex, check_index, file_inode, verify_checksum
 from harness.library.model import Hit
 from harness.library.names import name_tokens
+from harness.library import rank
 from harness.library.rank import CANDIDATES, Query, QueryContext, fts_expr, parse_query, rerank
 from harness.library.retrieval import _COLS, _KEYS, Retrieval, _damaged, _Damaged
 from harness.library.store import Progress, build_index, index_path
@@ -190,11 +191,17 @@ class LibraryIndex(Retrieval):
         """Row id -> score from the proof-usage table: the k-NN votes (theorems nearest the
         query vote for what their proofs used) and, for a blueprint node, its dependencies
         and what their proofs use. Voted rows not yet candidates join them (via ``extra``)."""
-        from harness.library import rank
-
         out: dict[int, float] = {}
         if rank.W_KNN and rank.KNN_K and rank.statement_like(q):
-            got = self.votes(self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS))
+            qc = None
+            if rank.KNN_CONST:
+                keys = rank.const_keys(q.idents)
+                df = self._const_df(q.idents)
+                qc = {c: rank.idf(df.get(c, 1), self.n_docs) for c in keys}
+            near = self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS, qc)
+            if rank.KNN_POW != 1.0:
+                near = [(i, s ** rank.KNN_POW) for i, s in near]
+            got = self.votes(near)
             top = sorted(got.items(), key=lambda t: (-t[1], t[0]))[:rank.KNN_CANDIDATES]
             best = top[0][1] if top else 1.0
             for i, v in top:

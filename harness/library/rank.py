@@ -32,10 +32,14 @@ W_RECENT, RECENT_TAU = 2.0, 1.0  # recency: W_RECENT / (1 + r / RECENT_TAU), r =
 # Only for a statement (statement_like): a few keywords name what is wanted (`sub-Gaussian tail
 # bound`), and the lemmas its neighbours' proofs share (`le_refl`) are not it
 W_KNN, KNN_K, KNN_CANDIDATES, KNN_MIN_WORDS = 2.0, 20, 40, 5
+# fourth round (docs/benchmarks.md): the neighbours are the KNN_K nearest of a KNN_POOL BM25
+# pool by BM25 plus KNN_CONST times the IDF-weighted share of the query's constants their
+# statements name (MaSh compares statements by their constants); a vote is similarity ** KNN_POW
+# (the nearest neighbours count most)
+KNN_CONST, KNN_POOL, KNN_POW = 1.0, 80, 3.0  # frozen 19:43 UTC on development projects only
 W_BLUEPRINT = 1.0  # a node's blueprint dependencies (`uses`); half that for what their proofs use
-# usage centrality (usage.py): log(1 + proofs using it), full weight from USED_SCALE proofs on;
-# PageRank over "proof uses" edges, full weight at RANK_SCALE times the mean row
-W_USED, USED_SCALE, W_PAGERANK, RANK_SCALE = 2.0, 50.0, 0.0, 50.0
+# usage centrality (usage.py): log(1 + proofs using it), full weight from USED_SCALE proofs on
+W_USED, USED_SCALE = 2.0, 50.0
 
 
 @dataclass
@@ -180,12 +184,7 @@ def statement_like(q: Query) -> bool:
 
 
 def centrality(row: int, usage) -> float:
-    """The usage-centrality terms (W_USED, W_PAGERANK) of one row; 0 without the table."""
-    if usage is None or row >= len(usage.used):
+    """The usage-centrality term (W_USED) of one row; 0 without the table."""
+    if not W_USED or usage is None or row >= len(usage.used):
         return 0.0
-    out = 0.0
-    if W_USED:
-        out += W_USED * min(1.0, math.log1p(float(usage.used[row])) / math.log1p(USED_SCALE))
-    if W_PAGERANK and row < len(usage.rank):
-        out += W_PAGERANK * min(1.0, math.log1p(float(usage.rank[row])) / math.log1p(RANK_SCALE))
-    return out
+    return W_USED * min(1.0, math.log1p(float(usage.used[row])) / math.log1p(USED_SCALE))

@@ -197,23 +197,30 @@ class Retrieval:
         return self._voters
 
     def neighbours(self, words: list[str], ctx: QueryContext, k: int,
-                   weights: tuple[float, float, float]) -> list[tuple[int, float]]:
+                   weights: tuple[float, float, float],
+                   qconsts: dict[str, float] | None = None) -> list[tuple[int, float]]:
         """(row id, similarity in (0, 1]) of the ``k`` declarations with a proof whose text is
         nearest ``words`` (BM25) and whose proof may vote from ``ctx``: never one named in
         ``ctx.exclude`` (the query's own theorem); from a place, only proofs visible there
-        (imported modules with ``ctx.visible``, and the place's own module above its line)."""
+        (imported modules with ``ctx.visible``, and the place's own module above its line).
+        ``qconsts`` (the query's constant keys -> IDF) with ``rank.KNN_CONST``: the nearest of a
+        larger BM25 pool by BM25 plus the IDF-weighted share of the query's constants the
+        neighbour's statement names (MaSh compares statements by their constants)."""
+        from harness.library import rank
+
         if not words:
             return []
         mask = self._voter_mask()
         if ctx.visible is not None:
             mask = mask & self._visible_mask(ctx)
-        top = self._scorer().top_of([self._contrib(w, weights) for w in words],
-                                    2 * k + len(ctx.exclude), mask)
+        mix = bool(rank.KNN_CONST and qconsts)
+        pool = max(2 * k, rank.KNN_POOL if mix else 0) + len(ctx.exclude)
+        top = self._scorer().top_of([self._contrib(w, weights) for w in words], pool, mask)
         if not top:
             return []
-        info = {i: (name, module, line) for i, name, module, line in self._all(
-            f"SELECT id, name, module, line FROM decls WHERE id IN ({','.join('?' * len(top))})",
-            [i for i, _ in top])}
+        info = {i: (name, module, line, consts) for i, name, module, line, consts in self._all(
+            "SELECT id, name, module, line, consts FROM decls WHERE id IN "
+            f"({','.join('?' * len(top))})", [i for i, _ in top])}
         out: list[tuple[int, float]] = []
         for i, s in top:
             got = info.get(i)
@@ -222,10 +229,21 @@ class Retrieval:
             if ctx.module and got[1] == ctx.module and (ctx.line is None or got[2] >= ctx.line):
                 continue  # not yet elaborated at the place (Lean reads a file top to bottom)
             out.append((i, -s))
-            if len(out) == k:
+            if len(out) == k and not mix:
                 break
         best = out[0][1] if out else 1.0
-        return [(i, s / best) for i, s in out]
+        out = [(i, s / best) for i, s in out]
+        if mix and qconsts:
+            total = sum(qconsts.values()) or 1.0
+            scored = []
+            for i, s in out:
+                shared = rank.const_keys(info[i][3].split()) & qconsts.keys() if info[i][3] \
+                    else set()
+                scored.append((i, s + rank.KNN_CONST * sum(qconsts[c] for c in shared) / total))
+            scored.sort(key=lambda t: (-t[1], t[0]))
+            top_s = scored[0][1] if scored else 1.0
+            out = [(i, s / top_s) for i, s in scored[:k]]
+        return out
 
     def votes(self, neighbours: list[tuple[int, float]]) -> dict[int, float]:
         """Row id -> the summed similarity of the neighbours whose proofs use it."""
@@ -247,7 +265,7 @@ class Retrieval:
         use = self._usage()
         counts = use.used
         if not len(counts):
-            return Centrality(counts, use.rank)
+            return Centrality(counts)
         mask = None
         if ctx.visible is not None:
             mask = self._visible_mask(ctx)
@@ -271,4 +289,4 @@ class Retrieval:
             counts = counts.astype(np.int64)  # a copy: the cached counts stay whole
             for i in set(drop):
                 np.subtract.at(counts, use.of(i).astype(np.int64), 1)
-        return Centrality(counts, use.rank)
+        return Centrality(counts)

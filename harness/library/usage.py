@@ -13,9 +13,10 @@ table (one blob each, indexed by row id like postings.py):
   ``use_ids[use_ptr[i]:use_ptr[i + 1]]`` (CSR); a changed file's rows are new rows, so their
   old entries are simply gone; an incremental build resolves again only the proofs the change
   can touch (:func:`_stale`), and is tested equal to a full build;
-- `used` (uint32 per row): how many proofs use the row (usage centrality);
-- `use_rank` (float32 per row): PageRank over "proof uses" edges, as LeanExplore ranks by
-  PageRank over dependencies, scaled so that the mean row is 1.
+- `used` (uint32 per row): how many proofs use the row (usage centrality).
+
+(PageRank over these edges was written here until the fourth round; at weight 0 and counting
+every proof, the query's own included, it was deleted: docs/benchmarks.md.)
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.library.mentions import resolve
-
-PAGERANK_ITERATIONS, DAMPING = 30, 0.85
 
 
 def write_usage(con: sqlite3.Connection, first_new: int | None = None) -> None:
@@ -60,8 +59,7 @@ def write_usage(con: sqlite3.Connection, first_new: int | None = None) -> None:
     counts = np.bincount(dst, minlength=n).astype("<u4")
     con.executemany("INSERT OR REPLACE INTO arrays(name, data) VALUES (?, ?)",
                     [("use_ptr", ptr.tobytes()), ("use_ids", dst.astype("<u4").tobytes()),
-                     ("used", counts.tobytes()),
-                     ("use_rank", pagerank(src, dst, n).astype("<f4").tobytes())])
+                     ("used", counts.tobytes())])
 
 
 def _resolve_rows(rows, ids_of: dict[str, list[int]], protected: set[str]
@@ -119,28 +117,10 @@ def _stale(con: sqlite3.Connection, n: int, ids_of: dict[str, list[int]], first_
     return src[keep], dst[keep], sorted(redo)
 
 
-def pagerank(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
-    """PageRank of the "``src`` proof uses ``dst``" graph (a row with no uses spreads its
-    weight evenly), scaled to mean 1."""
-    if n == 0:
-        return np.zeros(0)
-    out_deg = np.bincount(src, minlength=n).astype(np.float64)
-    pr = np.full(n, 1.0 / n)
-    w = np.zeros(len(src))
-    for _ in range(PAGERANK_ITERATIONS):
-        share = np.divide(pr, out_deg, out=np.zeros(n), where=out_deg > 0)
-        np.take(share, src, out=w)
-        dangling = pr[out_deg == 0].sum()
-        pr = (1 - DAMPING) / n + DAMPING * (np.bincount(dst, weights=w, minlength=n)
-                                            + dangling / n)
-    return pr * n
-
-
 @dataclass(frozen=True)
 class Centrality:
-    """Per row id: proofs using it (as the query may know them), PageRank (whole index)."""
+    """Per row id: proofs using it (as the query may know them)."""
     used: np.ndarray
-    rank: np.ndarray
 
 
 class Usage:
@@ -148,11 +128,10 @@ class Usage:
 
     def __init__(self, rows) -> None:
         got = dict(rows("SELECT name, data FROM arrays WHERE name IN "
-                        "('use_ptr', 'use_ids', 'used', 'use_rank')", ()))
+                        "('use_ptr', 'use_ids', 'used')", ()))
         self.ptr = np.frombuffer(got.get("use_ptr", b""), "<u4")
         self.ids = np.frombuffer(got.get("use_ids", b""), "<u4")
         self.used = np.frombuffer(got.get("used", b""), "<u4")
-        self.rank = np.frombuffer(got.get("use_rank", b""), "<f4")
         self._src: np.ndarray | None = None
 
     def of(self, row: int) -> np.ndarray:
