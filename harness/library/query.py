@@ -207,11 +207,13 @@ class LibraryIndex(Retrieval):
             for i, v in top:
                 out[i] = rank.W_KNN * v / best
         if q.ctx.near and rank.W_BLUEPRINT:
-            deps = [r["id"] for n in q.ctx.near
+            rows = [r for n in q.ctx.near
                     for r in self.resolve(n, q.ctx.namespace, q.ctx.opens)]
-            for i in deps:
-                for u in self._usage().of(i).tolist():
-                    out[u] = out.get(u, 0.0) + 0.5 * rank.W_BLUEPRINT
+            deps = [r["id"] for r in rows]
+            for r in rows:  # only a proof the place can see says what to use
+                if self._accessible(r, q.ctx):
+                    for u in self._usage().of(r["id"]).tolist():
+                        out[u] = out.get(u, 0.0) + 0.5 * rank.W_BLUEPRINT
             for i in deps:
                 out[i] = out.get(i, 0.0) + rank.W_BLUEPRINT
         if out:

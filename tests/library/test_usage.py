@@ -270,3 +270,30 @@ def test_usage_counts_never_include_the_query_or_invisible_proofs(corpus: Path):
         assert ix.centrality_of(below).used[ids["Aux.elsewhere_helper_ww"]] == 0  # not imported
     finally:
         ix.close()
+
+
+def test_a_blueprint_dependency_the_place_cannot_see_lends_nothing_its_proof_uses(
+        corpus: Path, monkeypatch):
+    # `late_dep_zz` (in a module the place does not import) is the node's dependency; its proof
+    # uses `hidden_helper_qq` (imported there): a proof the place cannot see says nothing
+    _write(corpus, "Corp/Late.lean", "namespace Corp\ntheorem late_dep_zz (s t : Spline) : "
+                                     "gauge s ≤ gauge t := by\n  exact hidden_helper_qq le_rfl\n"
+                                     "end Corp\n")
+    ix = _open(corpus)
+    monkeypatch.setattr(rank, "W_KNN", 0.0)
+    text = "theorem q (s t : Spline) : gauge s ≤ gauge t + 7"
+
+    def helper_rank(visible: frozenset[str], w: float) -> int:
+        monkeypatch.setattr(rank, "W_BLUEPRINT", w)
+        ctx = QueryContext(module="Corp.Node", namespace="Corp", near=("late_dep_zz",),
+                           visible=visible)
+        got = _names(ix, text, ctx, k=40)
+        return got.index("Corp.hidden_helper_qq") if "Corp.hidden_helper_qq" in got else 99
+
+    try:
+        seen = frozenset({"Corp.Secret", "Corp.Late"})
+        assert helper_rank(seen, 1.0) < helper_rank(seen, 0.0)  # visible: its proof counts
+        unseen = frozenset({"Corp.Secret"})
+        assert helper_rank(unseen, 1.0) == helper_rank(unseen, 0.0)
+    finally:
+        ix.close()
