@@ -22,6 +22,7 @@ import argparse
 from pathlib import Path
 
 from harness.commands._common import add_lake_arg
+from harness.didyoumean import path_hint
 from harness.errors import ExitCode, HarnessError, UsageError
 from harness.report.output import console, emit_json
 from harness.workspace import find_workspace
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     if file.exists() and not file.is_file() and not project:
         raise UsageError(f"{file}: not a file")
     if not file.exists() and args.source is None:
-        raise UsageError(f"{file}: no such file (give --source to construct it in stage 1)")
+        raise UsageError(f"{file}: no such file{path_hint(file)} (give --source to construct "
+                         "it in stage 1)")
     if args.source is not None and not args.source.is_file():
         raise UsageError(f"{args.source}: no such source file")
     workspace = find_workspace(file)
