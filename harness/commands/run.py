@@ -125,14 +125,17 @@ def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
     """No Lean: nothing can be certified, but the blueprint can still be parsed, planned and
     drawn. Bad input stops here with its one-line error (exit 2)."""
     from harness.commands._common import load
-    from harness.commands.graph import write_graph
+    from harness.commands.graph import progress_bar, write_graph
     from harness.report.output import LIST_LIMIT, clipped
     from harness.report.summary import plan_dict
     from harness.workspace import harness_dir
 
-    a = load(file)
     graph = harness_dir(workspace) / "graph.html"
-    write_graph(file, graph)
+    with progress_bar() as bar:  # a big project takes seconds to read: say so meanwhile
+        reading = bar.add_task("reading the blueprint", total=None)
+        a = load(file)
+        bar.remove_task(reading)
+        write_graph(file, graph, progress=bar, analyses=[a])  # read once, not again
     if quiet:
         return
     data = plan_dict(a)
