@@ -65,10 +65,13 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from harness.assemble import RunOptions, assemble
+    from harness.commands.graph import progress_bar
     from harness.orchestrator.view import PlainView, make_view
 
     file: Path = args.file
-    project = _is_project(file)
+    with progress_bar() as bar:  # telling a project from a file reads every file under it
+        bar.add_task("reading the blueprint", total=None)
+        project = _is_project(file)
     if project and args.source is not None:
         raise UsageError(f"{file}: --source constructs one file; a project run takes none")
     if file.exists() and not file.is_file() and not project:
