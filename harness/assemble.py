@@ -22,6 +22,7 @@ from typing import Any, Callable
 from pydantic import ValidationError
 
 from harness.agents.config import HarnessConfig, load_config
+from harness.didyoumean import hint
 from harness.errors import CannotCertify, HarnessError, InputError, UsageError
 from harness.orchestrator.executor import LocalExecutor
 from harness.orchestrator.batchmerge import Gate
@@ -159,8 +160,10 @@ def settings_from(cfg: HarnessConfig, overrides: dict[str, Any]) -> RunSettings:
         where = ".".join(str(x) for x in e["loc"])
         if where in overrides and overrides[where] is not None:
             raise UsageError(f"run: --{where.replace('_', '-')}: {e['msg']}") from None
+        near = hint(where, [f.alias or k for k, f in RunSettings.model_fields.items()]) \
+            if e["type"] == "extra_forbidden" else ""
         raise InputError(cfg.source or "harness.toml", _key_line(cfg.source, where), 0,
-                         f"config: run.{where}: {e['msg']}") from None
+                         f"config: run.{where}: {e['msg']}{near}") from None
 
 
 def _key_line(source: str | None, key: str) -> int:
