@@ -97,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
                    "ray_address": args.ray_address}))
     if (file.is_file() or project) and run_.toolchain is None:
         _plan_without_lean(file, workspace, quiet=args.json)
-    view = PlainView(sys.stderr) if args.json else make_view(args.live)
+    # without Lean nothing will run: no live panel of unknown counts left on the terminal
+    quiet = args.json or run_.toolchain is None
+    view = PlainView(sys.stderr) if quiet else make_view(args.live)
     session = run_.session(view)
     try:
         result = session.run(run_.services, run_.preflight)
