@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from pydantic import ValidationError
 
 from harness.agents.config import HarnessConfig, load_config
+from harness.didyoumean import hint
 from harness.errors import CannotCertify, HarnessError, InputError, UsageError
 from harness.orchestrator.executor import LocalExecutor
 from harness.orchestrator.runmodels import RunSettings, Services
@@ -258,14 +259,16 @@ def _settings(cfg: HarnessConfig, overrides: dict[str, Any]
         return RunSettings.model_validate(data), []
     except ValidationError as err:
         out: list[HarnessError] = []
+        names = [f.alias or k for k, f in RunSettings.model_fields.items()]
         for e in err.errors():
             where = ".".join(str(x) for x in e["loc"])
             if where in overrides and overrides[where] is not None:
                 out.append(UsageError(f"run: --{where.replace('_', '-')}: {e['msg']}"))
             else:
+                near = hint(where, names) if e["type"] == "extra_forbidden" else ""
                 out.append(InputError(cfg.source or "harness.toml",
                                       _key_line(cfg.source, where), 0,
-                                      f"config: run.{where}: {e['msg']}"))
+                                      f"config: run.{where}: {e['msg']}{near}"))
         return None, out
 
 

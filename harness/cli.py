@@ -132,13 +132,13 @@ def _lean_settings(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     signals.install()
-    parser = build_parser(_requested(argv))
-    args = parse_args(parser, argv)
-    _lean_settings(args)
-    if not getattr(args, "func", None):
-        parser.print_help(sys.stderr)
-        return int(ExitCode.USAGE)
-    try:
+    try:  # a ^C while the parser or a command module is still loading is an interrupt too
+        parser = build_parser(_requested(argv))
+        args = parse_args(parser, argv)
+        _lean_settings(args)
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return int(ExitCode.USAGE)
         code = int(args.func(args))
     except HarnessError as err:
         if signals.received():  # e.g. a child killed by the same ^C failed the clean-up

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from pathlib import Path
 
 
 def suggest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
@@ -27,3 +28,25 @@ def node_hint(bp, word: str) -> str:
     names = [d.label for d in bp.nodes if d.label] + [n for d in bp.decls for n in d.names]
     short = [d.short_name for d in bp.decls if d.short_name]
     return hint(word, [*names, *short])
+
+
+def path_hint(path: str | Path, limit: int = 5000) -> str:
+    """`` (did you mean `Blueprint/Demo.lean`?)`` for a path with a typo in one of its parts:
+    the first part that does not exist is replaced by its closest sibling (at most ``limit``
+    entries of a directory are looked at)."""
+    p = Path(path)
+    parts = p.parts
+    for i, name in enumerate(parts):
+        here = Path(*parts[:i]) if i else Path(".")
+        if (here / name).exists():
+            continue
+        try:
+            siblings = [c.name for _, c in zip(range(limit), here.iterdir())]
+        except OSError:
+            return ""
+        best = suggest(name, siblings)
+        if best is None:
+            return ""
+        fixed = Path(*parts[:i], best, *parts[i + 1:]) if i else Path(best, *parts[1:])
+        return f" (did you mean `{fixed}`?)" if fixed.exists() else ""
+    return ""

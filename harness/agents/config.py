@@ -46,10 +46,12 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from harness.didyoumean import hint
 from harness.errors import InputError
 
 CONFIG_NAME = "harness.toml"
@@ -265,10 +267,38 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> HarnessConfi
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
+        near = hint(str(first["loc"][-1]), _keys_at(first["loc"])) \
+            if first["type"] == "extra_forbidden" else ""
         raise InputError(path, _line_of(path, first["loc"]), 0,
-                         f"config: {where}: {first['msg']}") from None
+                         f"config: {where}: {first['msg']}{near}") from None
     cfg.source = str(path) if path else None
     return cfg
+
+
+def _keys_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the table holding ``loc``'s last part may have (for a did-you-mean)."""
+    t: Any = HarnessConfig
+    for k in loc[:-1]:
+        model = _model_in(t)
+        if model is not None:
+            field = model.model_fields.get(str(k))
+            if field is None:
+                return []
+            t = field.annotation
+        elif get_args(t):  # dict[str, X] / list[X]: the key or index picks an X
+            t = get_args(t)[-1]
+        else:
+            return []
+    t = _model_in(t)
+    return [f.alias or name for name, f in t.model_fields.items()] if t is not None else []
+
+
+def _model_in(t: Any) -> type[BaseModel] | None:
+    """``t`` itself, or the model in ``X | None``."""
+    for c in (t, *(get_args(t) if get_origin(t) in (Union, UnionType) else ())):
+        if isinstance(c, type) and issubclass(c, BaseModel):
+            return c
+    return None
 
 
 def _line_of(path: Path | None, loc: tuple[Any, ...]) -> int:

@@ -336,7 +336,8 @@ def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
     a = Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
                  findings, own=own, warnings=warnings, links=links, decl_deps=decl_deps,
                  label_cycles=label_cycles, label_blocks=block_of)
-    a.warnings.extend(link_warnings(a))
+    a.warnings.extend(link_warnings(
+        ((k, g.nodes[k]["decl"], g.nodes[k].get("file") or bp.display_path) for k in own), links))
     for k in own:  # an informal node's `\\uses` pass through LeanArchitect unchecked
         n = g.nodes[k]["decl"]
         if isinstance(n, InformalNode):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.blueprint.model import Blueprint
 from harness.blueprint.parse import parse_text
+from harness.didyoumean import path_hint
 from harness.errors import InputError
 
 MAX_FILE_BYTES = int(os.environ.get("HARNESS_MAX_FILE_MB", "64")) * 1024 * 1024
@@ -18,7 +19,7 @@ def parse_file(path: str | Path) -> Blueprint:
     try:
         size = p.stat().st_size
     except FileNotFoundError:
-        raise InputError(p, 1, 0, "no such file") from None
+        raise InputError(p, 1, 0, "no such file" + path_hint(p)) from None
     except OSError as err:
         raise InputError(p, 1, 0, f"cannot read: {err.strerror or err}") from None
     if p.is_dir():

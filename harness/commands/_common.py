@@ -33,7 +33,7 @@ def add_lean_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_lint_arg(p: argparse.ArgumentParser) -> None:
-    from harness.blueprint.links import LINTS
+    from harness.blueprint.lints import LINTS
 
     p.add_argument("--lint", action="append", choices=LINTS, default=[],
                    help="opt-in lints whose problems are findings (exit 1); `crefs`: "
@@ -45,7 +45,7 @@ def load(path: Path, lints: list[str] | None = None) -> Analysis:
     """Parse and analyse a blueprint with the workspace blueprints it imports (a directory or
     a root module file: the whole project, :mod:`harness.blueprint.project`); bad input (in
     the file or in an imported one) raises InputError (exit 2). ``lints`` add findings."""
-    from harness.blueprint.links import run_lints
+    from harness.blueprint.lints import run_lints
     from harness.blueprint.project import load as load_target
     from harness.report.summary import dangling_hints, kind_warnings, relocate
 

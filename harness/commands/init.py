@@ -109,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:  # outside a workspace: refuse, as `search` and `index` do
         ws = find_workspace(Path.cwd())
         if not any((ws / f).is_file() for f in LAKEFILES):
-            raise UsageError(".: not inside a Lake workspace (no lakefile.lean or lakefile.toml "
-                             "here or above); run it in the workspace, or pass -o FILE")
+            raise UsageError(f"{Path.cwd()}: not inside a Lake workspace (no lakefile.lean or "
+                             "lakefile.toml here or above); run it in the workspace, or pass -o FILE")
         out: Path = ws / CONFIG_NAME
     else:
         out = args.output

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 
 from harness.commands._common import add_json_arg
+from harness.didyoumean import hint, path_hint
 from harness.errors import ExitCode, InputError, UsageError
 from harness.report.output import console, emit_json, safe
 
@@ -43,17 +44,18 @@ def run(args: argparse.Namespace) -> int:
 
     file: Path = args.file
     if not file.is_file():
-        raise InputError(str(file), 1, 0, "no such blueprint file")
+        raise InputError(str(file), 1, 0, "no such blueprint file" + path_hint(file))
     ws = find_workspace(file)
     store = memory_store(ws)
     known = store.blockers()
-    if args.label not in known:
-        from difflib import get_close_matches
+    if args.label not in known:  # said at the node, when the file has it
+        from harness.blueprint.source import parse_file
 
-        near = get_close_matches(args.label, list(known), n=1)
-        hint = f" (did you mean {near[0]}?)" if near else (
-            "" if known else " (no node needs a person)")
-        raise UsageError(f"resume-node: {args.label} was not escalated{hint}")
+        at = next((d.pos for d in parse_file(file).decls
+                   if args.label in (d.key, d.label, d.name)), None)
+        why = hint(args.label, known) if known else " (no node needs a person)"
+        raise InputError(str(file), at.line if at else 1, at.col if at else 0,
+                         f"{args.label} was not escalated{why}")
     # the file's own run, and any project run (`run DIR`) that holds the node blocked
     runs = [run_dir(ws, file)] + sorted(p for p in (harness_dir(ws) / "runs").glob("*")
                                         if p.is_dir() and p != run_dir(ws, file)

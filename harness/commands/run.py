@@ -22,6 +22,7 @@ import argparse
 from pathlib import Path
 
 from harness.commands._common import add_lake_arg
+from harness.didyoumean import path_hint
 from harness.errors import ExitCode, HarnessError, UsageError
 from harness.report.output import console, emit_json
 from harness.workspace import find_workspace
@@ -64,16 +65,20 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from harness.assemble import RunOptions, assemble
+    from harness.commands.graph import progress_bar
     from harness.orchestrator.view import PlainView, make_view
 
     file: Path = args.file
-    project = _is_project(file)
+    with progress_bar() as bar:  # telling a project from a file reads every file under it
+        bar.add_task("reading the blueprint", total=None)
+        project = _is_project(file)
     if project and args.source is not None:
         raise UsageError(f"{file}: --source constructs one file; a project run takes none")
     if file.exists() and not file.is_file() and not project:
         raise UsageError(f"{file}: not a file")
     if not file.exists() and args.source is None:
-        raise UsageError(f"{file}: no such file (give --source to construct it in stage 1)")
+        raise UsageError(f"{file}: no such file{path_hint(file)} (give --source to construct "
+                         "it in stage 1)")
     if args.source is not None and not args.source.is_file():
         raise UsageError(f"{args.source}: no such source file")
     workspace = find_workspace(file)
@@ -92,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
                    "ray_address": args.ray_address}))
     if (file.is_file() or project) and run_.toolchain is None:
         _plan_without_lean(file, workspace, quiet=args.json)
-    view = PlainView(sys.stderr) if args.json else make_view(args.live)
+    # without Lean nothing will run: no live panel of unknown counts left on the terminal
+    quiet = args.json or run_.toolchain is None
+    view = PlainView(sys.stderr) if quiet else make_view(args.live)
     session = run_.session(view)
     try:
         result = session.run(run_.services, run_.preflight)
@@ -123,14 +130,17 @@ def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
     """No Lean: nothing can be certified, but the blueprint can still be parsed, planned and
     drawn. Bad input stops here with its one-line error (exit 2)."""
     from harness.commands._common import load
-    from harness.commands.graph import write_graph
+    from harness.commands.graph import progress_bar, write_graph
     from harness.report.output import LIST_LIMIT, clipped
     from harness.report.summary import plan_dict
     from harness.workspace import harness_dir
 
-    a = load(file)
     graph = harness_dir(workspace) / "graph.html"
-    write_graph(file, graph)
+    with progress_bar() as bar:  # a big project takes seconds to read: say so meanwhile
+        reading = bar.add_task("reading the blueprint", total=None)
+        a = load(file)
+        bar.remove_task(reading)
+        write_graph(file, graph, progress=bar, analyses=[a])  # read once, not again
     if quiet:
         return
     data = plan_dict(a)

@@ -16,7 +16,6 @@ Every failure to get a complete answer (timeout, crash, garbage, no ``done`` lin
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import uuid
@@ -28,7 +27,9 @@ from harness.errors import CannotCertify
 from harness.fsutil import atomic_write
 from harness.gate.environment import CONFIG_FILES, import_digests, module_imports
 from harness.lean.messages import Message, parse_lean_json
-from harness.lean.run import RunResult, run
+from harness.lean.compile import certify
+from harness.lean.jsonlines import done_count, read_lines
+from harness.lean.run import DEFAULT_MEM_MB, RunResult, run
 from harness.lean.toolchain import Toolchain
 from harness.workspace import harness_dir
 
@@ -57,22 +58,6 @@ class Audit(BaseModel):
         return {c.name: c for c in self.constants}
 
 
-def module_name(workspace: Path, path: Path | str | None) -> str:
-    """The module a blueprint file is (``Blueprint/Demo.lean`` -> ``Blueprint.Demo``): compiling
-    the scratch copy under the same name gives private constants the names a build gives."""
-    if path is not None:
-        p = Path(path)
-        try:
-            rel = (p if p.is_absolute() else (workspace / p)).resolve().relative_to(
-                workspace.resolve())
-        except (ValueError, OSError):
-            rel = Path(p.name)
-        parts = [x for x in rel.with_suffix("").parts if x not in ("", ".")]
-        if parts and all(x.replace("_", "a").isalnum() and not x[0].isdigit() for x in parts):
-            return ".".join(parts)
-    return "HarnessAudit"
-
-
 def parse_audit(stdout: str, module: str) -> Audit:
     """The program's JSON lines -> :class:`Audit`; CannotCertify on anything incomplete."""
     head: dict | None = None
@@ -80,16 +65,12 @@ def parse_audit(stdout: str, module: str) -> Audit:
     ext: dict[str, int] = {}
     kernel: dict | None = None
     done: int | None = None
-    for n, line in enumerate(stdout.splitlines(), 1):
-        text = line.strip()
-        if not text:
-            continue
+    for n, text, obj in read_lines(stdout.splitlines()):
         try:
-            obj = json.loads(text)
-            if not isinstance(obj, dict):
+            if obj is None:
                 raise ValueError("not an object")
-            if "done" in obj:
-                done = int(obj["done"])
+            if (count := done_count(obj)) is not None:
+                done = count
             elif "imports" in obj:
                 head = obj
             elif "kernel" in obj:
@@ -114,8 +95,6 @@ def parse_audit(stdout: str, module: str) -> Audit:
 
 def run_audit(tc: Toolchain, workspace: Path, olean: Path, module: str, *,
               timeout_s: float = AUDIT_TIMEOUT_S, mem_mb: int | None = None) -> Audit:
-    from harness.lean.run import DEFAULT_MEM_MB
-
     res = run(tc.lean("--run", str(PROGRAM), str(olean)), cwd=workspace, timeout_s=timeout_s,
               mem_mb=DEFAULT_MEM_MB if mem_mb is None else mem_mb)
     if res.timed_out:
@@ -135,8 +114,6 @@ def compile_audited(tc: Toolchain, workspace: Path, text: str, *, module: str, s
     it. The audit is None only when Lean reported an error (no `.olean` is trusted then).
     ``source``: the blueprint text ``text`` was made from (queries appended add no constant),
     the key under which the audit is remembered."""
-    from harness.lean.verdict import certify
-
     scratch = harness_dir(workspace) / "tmp" / f"{stem}-{uuid.uuid4().hex[:10]}"
     src = scratch.joinpath(*module.split(".")).with_suffix(".lean")
     olean = src.with_suffix(".olean")

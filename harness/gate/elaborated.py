@@ -23,6 +23,7 @@ from typing import Iterable
 
 from harness.blueprint.model import Blueprint
 from harness.errors import CannotCertify
+from harness.gate.declared import compile_audited
 from harness.lean.toolchain import Toolchain
 from harness.lean.verdict import FileVerdict, check_file
 from harness.workspace import find_workspace
@@ -70,7 +71,7 @@ def run_with_types(lean: Toolchain | object, bp: Blueprint, labels: list[str] | 
         ws = workspace or find_workspace(bp.path or Path.cwd())
         kwargs = {"timeout_s": timeout_s} if timeout_s else {}
         return check_file(lean, ws, bp, labels=labels, types=types, values=values,
-                          audit=audit, **kwargs)
+                          audit=compile_audited if audit else None, **kwargs)
     extra = {"audit": True} if audit and takes_types(lean, "audit") else {}
     if not takes_types(lean):
         raise CannotCertify("the Lean runner cannot print elaborated types (it takes no "

@@ -27,8 +27,9 @@ from typing import Callable, Union
 from harness.blueprint.model import Blueprint
 from harness.errors import CannotCertify
 from harness.gate.audit import AuditProblem, check_base, check_text
-from harness.gate.declared import audit_of_text, module_name
+from harness.gate.declared import audit_of_text, compile_audited
 from harness.gate.elaborated import run_with_types, takes_types
+from harness.lean.compile import module_name
 from harness.lean.toolchain import Toolchain
 from harness.lean.verdict import FileVerdict, LocatedMessage, check_file
 from harness.workspace import find_workspace
@@ -64,7 +65,7 @@ def _runner(lean: LeanHandle, workspace: Path | None, timeout_s: float | None) -
         def run(bp: Blueprint, labels: list[str]) -> FileVerdict:
             ws = workspace or find_workspace(bp.path or Path.cwd())
             kwargs = {"timeout_s": timeout_s} if timeout_s else {}
-            return check_file(lean, ws, bp, labels=labels, audit=True, **kwargs)
+            return check_file(lean, ws, bp, labels=labels, audit=compile_audited, **kwargs)
         return run
     if takes_types(lean, "audit"):
         return lambda bp, labels: lean(bp, labels, audit=True)  # type: ignore[call-arg]

@@ -20,8 +20,9 @@ from harness.errors import CannotCertify, HarnessError, UsageError
 from harness.lean.messages import AxiomReport, LeanPos, parse_axioms
 from harness.lean.run import DEFAULT_MEM_MB, DEFAULT_TIMEOUT_S
 from harness.lean.toolchain import Toolchain
+from harness.lean.compile import compile_text
 from harness.lean.verdict import (
-    LocatedMessage, NodeVerdict, compile_text, match_report, root_name, verdict_for,
+    LocatedMessage, NodeVerdict, match_report, root_name, verdict_for,
 )
 
 

@@ -13,9 +13,7 @@ A returned :class:`FileVerdict` is therefore always a certified answer.
 
 from __future__ import annotations
 
-import os
 import re
-import uuid
 from pathlib import Path
 from typing import Any, Iterable, Literal
 
@@ -24,10 +22,10 @@ from pydantic import BaseModel
 from harness.blueprint.model import Blueprint, Decl, line_starts
 from harness.errors import CannotCertify
 from harness.lean import usedconsts
-from harness.lean.messages import AxiomReport, Message, is_sorry, parse_axioms, parse_lean_json
-from harness.lean.run import DEFAULT_MEM_MB, DEFAULT_TIMEOUT_S, RunResult, run
+from harness.lean.compile import Auditor, compile_text, module_name
+from harness.lean.messages import AxiomReport, Message, is_sorry, parse_axioms
+from harness.lean.run import DEFAULT_MEM_MB, DEFAULT_TIMEOUT_S
 from harness.lean.toolchain import Toolchain
-from harness.workspace import harness_dir
 
 Status = Literal["proved", "sorry", "error", "axioms", "not_checked"]
 Region = Literal["decl", "axioms", "head", "body", "helpers", "context", "file"]
@@ -81,7 +79,7 @@ class FileVerdict(BaseModel):
     # keys asked for with ``values=``
     values: dict[str, str] | None = None
     # what Lean's environment says the file declares (harness.gate.declared), when asked for
-    # with ``audit=True``; None also when the file has errors (no `.olean` is audited then)
+    # with ``audit=``; None also when the file has errors (no `.olean` is audited then)
     audit: Any = None
 
     @property
@@ -104,49 +102,7 @@ class FileVerdict(BaseModel):
         return not self.file_errors and all(n.status == "proved" for n in self.nodes)
 
 
-# ----------------------------------------------------------------------------- compiling
-
-def compile_text(tc: Toolchain, workspace: Path, text: str, *, stem: str, timeout_s: float,
-                 mem_mb: int | None, module: str | None = None
-                 ) -> tuple[list[Message], RunResult]:
-    """Compile ``text`` as a scratch file inside the workspace; certified messages or raise.
-    ``module``: the module the text stands for (its Lake options apply; harness.lean.options)."""
-    tmp = harness_dir(workspace) / "tmp"
-    tmp.mkdir(parents=True, exist_ok=True)
-    path = tmp / f"{stem}-{uuid.uuid4().hex[:10]}.lean"
-    path.write_text(text, encoding="utf-8", newline="")
-    try:
-        res = run(tc.lean("--json", str(path.relative_to(workspace)), module=module),
-                  cwd=workspace, timeout_s=timeout_s, mem_mb=mem_mb)
-    finally:
-        if not os.environ.get("HARNESS_KEEP_TMP"):
-            path.unlink(missing_ok=True)
-    messages, other = parse_lean_json(res.stdout)
-    certify(res, messages, other, label=stem, timeout_s=timeout_s, mem_mb=mem_mb)
-    return messages, res
-
-
-def certify(res: RunResult, messages: list[Message], other: list[str], *, label: str,
-            timeout_s: float, mem_mb: int | None) -> None:
-    if res.timed_out:
-        raise CannotCertify(f"{label}: Lean did not finish within {timeout_s:g}s (process group killed)")
-    if res.memory_exceeded:
-        raise CannotCertify(f"{label}: {res.memory_line()}")
-    tail = (res.stderr.strip().splitlines() or other or ["no output"])[-1][:200]
-    if res.returncode not in (0, 1):
-        raise CannotCertify(f"{label}: Lean exited with code {res.returncode}: {tail}")
-    if res.returncode == 1 and not any(m.is_error for m in messages):
-        raise CannotCertify(f"{label}: Lean failed without reporting an error: {tail}")
-    for m in messages:  # an unbuilt import: nothing after it was elaborated meaningfully
-        if m.is_error and _IMPORT_FAILED.search(m.data):
-            raise CannotCertify(f"{label}: imports not available "
-                                f"({m.data.strip().splitlines()[0][:160]}); run `lake build` first")
-
-
 _ATOM = re.compile(r"^[^\W\d][\w'!?\u2070-\u209f]*$")
-_IMPORT_FAILED = re.compile(r"unknown module prefix|object file .* does not exist|"
-                            r"unknown package|could not resolve import", re.I)
-
 
 def lean_name(name: str) -> str:
     """A name as Lean source: components that are not plain identifiers get «»."""
@@ -277,13 +233,13 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
                timeout_s: float = DEFAULT_TIMEOUT_S, mem_mb: int | None = DEFAULT_MEM_MB,
                types: Iterable[str] | None = None, used: Iterable[str] | None = None,
                used_targets: Iterable[str] | None = None,
-               values: Iterable[str] | None = None, audit: bool = False) -> FileVerdict:
+               values: Iterable[str] | None = None, audit: Auditor | None = None) -> FileVerdict:
     """Verdicts for the blueprint's nodes (``labels`` selects; a file without nodes: every named
     declaration). ``types``: keys whose elaborated type is wanted too (``FileVerdict.types``).
     ``used``: keys whose used declarations are wanted (``FileVerdict.used``; the targets are
     ``used_targets``, default every named declaration of the file).
-    ``audit``: also compile to an `.olean` and read what the module declares, with a kernel
-    replay (``FileVerdict.audit``, :mod:`harness.gate.declared`).
+    ``audit``: compile to an `.olean` with it and read what the module declares, with a kernel
+    replay (``FileVerdict.audit``; the gate passes :func:`harness.gate.declared.compile_audited`).
     Raises CannotCertify (see module doc) and KeyError for an unknown label."""
     if labels:
         checked = [bp.by_key(lbl) for lbl in labels]
@@ -311,10 +267,8 @@ def check_file(tc: Toolchain, workspace: Path, bp: Blueprint, *, labels: list[st
     found_types: dict[str, str] = {}
     stem = Path(bp.display_path).stem or "check"
     found_audit = None
-    if audit:
-        from harness.gate.declared import compile_audited, module_name
-
-        messages, res, found_audit = compile_audited(
+    if audit is not None:
+        messages, res, found_audit = audit(
             tc, workspace, full, module=tc.module_of(bp.path) or module_name(workspace, bp.path),
             stem=stem,
             timeout_s=timeout_s, mem_mb=mem_mb, source=bp.text)

@@ -18,7 +18,7 @@ def workspace_of(path: Path | None) -> Path:
         raise UsageError(f"{path}: no such file or directory")
     ws = find_workspace(start)
     if not any((ws / f).is_file() for f in LAKEFILES):
-        raise UsageError(f"{path or '.'}: not inside a Lake workspace (no lakefile.lean or "
+        raise UsageError(f"{path or start}: not inside a Lake workspace (no lakefile.lean or "
                          "lakefile.toml here or above); pass --workspace DIR")
     return ws
 

@@ -4,13 +4,14 @@ timeout that kills the whole process group, stderr kept for the one-line error, 
 
 from __future__ import annotations
 
-import json
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
+
+from harness.lean.jsonlines import done_count, read_lines
 
 PROGRAM = Path(__file__).with_name("lean") / "ExportDecls.lean"
 MAX_LINE = 1 << 20  # bytes of one output line
@@ -72,16 +73,12 @@ def stream_export(lake: Path, workspace: Path, modules: list[str], *, timeout_s:
         try:
             assert proc.stdout is not None
             # a line longer than MAX_LINE arrives in pieces, which are garbage: memory stays bounded
-            for n, raw in enumerate(iter(lambda: proc.stdout.readline(MAX_LINE), b""), 1):
-                text = raw.decode("utf-8", errors="replace").strip()
-                if not text:
-                    continue
+            for n, text, obj in read_lines(iter(lambda: proc.stdout.readline(MAX_LINE), b"")):
                 try:
-                    obj = json.loads(text)
-                    if not isinstance(obj, dict):
+                    if obj is None:
                         raise ValueError("not an object")
-                    if set(obj) == {"done"}:
-                        done = int(obj["done"])
+                    if (total := done_count(obj)) is not None:
+                        done = total
                         continue
                     decl = ExactDecl.model_validate(obj)
                 except (ValueError, TypeError, ValidationError):

@@ -75,13 +75,14 @@ class Certifier:
         return {"timeout_s": self.timeout_s} if self.timeout_s else {}
 
     def axioms(self, text: str) -> Certification:
+        from harness.gate.declared import compile_audited
         from harness.lean.verdict import check_file
 
         bp = parse_text(text, self.path)
         keys = [d.key for d in bp.nodes if d.name]
         if not keys:
             return Certification({})
-        v = check_file(self.tc, self.workspace, bp, labels=keys, audit=True, used=keys,
+        v = check_file(self.tc, self.workspace, bp, labels=keys, audit=compile_audited, used=keys,
                        used_targets=[*self.targets, *(d.name for d in bp.decls if d.name)],
                        **self._kw())
         errors = [m.line(bp.display_path) for m in v.errors_anywhere]

@@ -142,6 +142,7 @@ class RunState:
     run_id: str = ""
     stage: str = "new"  # new | 1 | 2 | done
     finished: bool = False
+    stop_reason: str | None = None  # the last session's, once it finished
     attempts: dict[str, int] = field(default_factory=dict)  # node -> finished attempts
     failures: dict[str, int] = field(default_factory=dict)  # node -> failures since repair
     inflight: dict[str, dict[str, Any]] = field(default_factory=dict)  # aid -> dispatch event
@@ -182,7 +183,7 @@ def rebuild(events: list[dict[str, Any]]) -> RunState:
             st.run_id = ev.get("run_id", st.run_id)
             st.config = ev.get("config", st.config)
             st.started = st.started or t
-            st.finished = False
+            st.finished, st.stop_reason = False, None
             st.inflight.clear()  # the previous session's workers are gone
         elif k == "stage":
             st.stage = str(ev["stage"])
@@ -251,7 +252,7 @@ def rebuild(events: list[dict[str, Any]]) -> RunState:
         elif k == "locked":
             st.locked = True
         elif k == "run_finished":
-            st.finished = True
+            st.finished, st.stop_reason = True, ev.get("stop_reason")
             st.stage = "done"
         st.tokens += int(ev.get("tokens", 0) or 0)
         st.cost += float(ev.get("cost", 0.0) or 0.0)
@@ -294,7 +295,8 @@ def live_status(workspace: Path, file: Path) -> dict[str, Any] | None:
                for ev in st.inflight.values()] if active else []
     return {
         "run_id": d.name, "active": active, "pid": (info or {}).get("pid") if active else None,
-        "stage": st.stage, "finished": st.finished, "workers": workers,
+        "stage": st.stage, "finished": st.finished, "stop_reason": st.stop_reason,
+        "workers": workers,
         "attempts": sum(st.attempts.values()), "merged": len(st.merged_nodes),
         "pending_gate": len(st.accepted), "blocked": dict(st.blocked),
         "tokens": st.tokens, "cost": round(st.cost, 6), "last_event": st.last_t,

@@ -20,7 +20,8 @@ from typing import Any, Callable, Iterable
 from harness.blueprint.dag import Analysis
 from harness.blueprint.source import decode
 from harness.errors import InputError
-from harness.report.layout import NodeBox, layout
+from harness.report.layout import layout
+from harness.report.layoutdata import NodeBox
 from harness.report.projection import blueprint_edges, declaration_edges, is_blueprint, module_groups
 from harness.report.summary import node_dict
 

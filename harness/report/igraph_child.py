@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from harness.report.layout import MARGIN, Layout, NodeBox, module_stack
+from harness.report.layoutdata import MARGIN, Layout, NodeBox, module_stack
 
 HGAP, VGAP, UNIT, DUMMY_W = 24.0, 90.0, 8.0, 6.0
 

@@ -19,10 +19,8 @@ nodes; the page can collapse a module to its box.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from harness.report.layout import Layout, NodeBox
+from harness.report.layoutdata import Layout, NodeBox
 
 HGAP, VGAP, DUMMY_W, MARGIN = 24.0, 56.0, 8.0, 20.0
 MOD_HGAP, MOD_VGAP, MOD_PAD, MOD_HEAD = 40.0, 60.0, 10.0, 22.0
@@ -258,7 +256,6 @@ def _place(layer: list[int], want: list[float], xs: list[float], gap) -> None:
 
 def layered_layout(nodes: list[NodeBox], edges: list[tuple[str, str]],
                    progress: Progress | None = None) -> Layout:
-    from harness.report.layout import Layout
 
     index = {b.key: i for i, b in enumerate(nodes)}
     groups: dict[str | None, list[int]] = {}

@@ -11,7 +11,6 @@ with a timeout; a crash there falls back to the layered engine with a note. All 
 
 from __future__ import annotations
 
-import graphlib
 import json
 import os
 import shutil
@@ -20,38 +19,17 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from harness.errors import UsageError
+from harness.report.layered import layered_layout
+from harness.report.layoutdata import MARGIN, Layout, NodeBox, module_stack
 
 DPI = 72.0  # dot's points; we draw 1 point = 1 pixel
-MARGIN = 20.0
 DOT_MAX_NODES = 2500  # docs/benchmarks.md: dot's time grows fast past a few thousand nodes
 ENGINES = ("auto", "dot", "igraph", "layered")
 AUTO_DOT_TIMEOUT = 10.0  # seconds; then the layered engine, with a note
 KILL_WAIT_S = 5.0  # after a timeout's SIGKILL: the longest wait for the pipes, then for the exit
 IGRAPH_CHILD = [sys.executable, "-m", "harness.report.igraph_child"]  # tests swap it
-
-
-@dataclass(frozen=True)
-class NodeBox:
-    key: str
-    width: float  # pixels
-    height: float
-    shape: str = "box"  # "box" | "ellipse"
-    cluster: str | None = None  # module name (dot draws a cluster box around each)
-
-
-@dataclass
-class Layout:
-    engine: str  # "dot" | "igraph" | "layered"
-    width: float
-    height: float
-    centres: dict[str, tuple[float, float]]
-    edge_paths: dict[tuple[str, str], str]  # SVG path data, tail -> head
-    clusters: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
-    seconds: float = 0.0
-    note: str = ""  # why the fallback was used
 
 
 def dot_executable() -> str | None:
@@ -96,8 +74,6 @@ def layout(nodes: list[NodeBox], edges: list[tuple[str, str]], *, engine: str = 
             return _with_time(lambda: igraph_in_child(nodes, edges, timeout_s))
         except ChildFailed as err:
             note = f"igraph {err}; used the layered engine"
-    from harness.report.layered import layered_layout
-
     out = _with_time(lambda: layered_layout(nodes, edges, progress))
     out.note = note
     return out
@@ -193,33 +169,6 @@ def dot_source(nodes: list[NodeBox], edges: list[tuple[str, str]]) -> tuple[str,
     lines.extend(_stack_lines(nodes, edges, ids))
     lines.append("}")
     return "\n".join(lines) + "\n", [n.key for n in nodes]
-
-
-def module_stack(nodes: list[NodeBox], edges: list[tuple[str, str]]
-                 ) -> list[tuple[list[str], list[str]]]:
-    """How to put the module clusters one below the other, imported modules first: for each
-    pair of consecutive modules, (the sinks of the upper one, the sources of the lower one).
-    An invisible vertex after the former and before the latter orders the layers. Without it
-    both engines set modules side by side on shared layers, and a workspace of a few modules
-    becomes a strip ten times wider than high. Empty for fewer than two modules."""
-    clusters: dict[str | None, list[str]] = {}
-    for n in nodes:
-        clusters.setdefault(n.cluster, []).append(n.key)
-    if len(clusters) < 2:
-        return []
-    of = {n.key: n.cluster for n in nodes}
-    after: dict[str | None, set[str | None]] = {c: set() for c in clusters}
-    for u, v in edges:
-        if of[u] != of[v]:
-            after[of[v]].add(of[u])
-    try:
-        order = list(graphlib.TopologicalSorter(after).static_order())
-    except graphlib.CycleError:
-        order = list(clusters)
-    inner = [(u, v) for u, v in edges if of[u] == of[v]]
-    has_out, has_in = {u for u, _ in inner}, {v for _, v in inner}
-    return [([k for k in clusters[a] if k not in has_out],
-             [k for k in clusters[b] if k not in has_in]) for a, b in zip(order, order[1:])]
 
 
 def _stack_lines(nodes: list[NodeBox], edges: list[tuple[str, str]],

@@ -85,6 +85,23 @@ def test_bad_config_is_one_located_line(tmp_path: Path, text: str, where: int, w
     assert e.value.line().startswith(f"{p}:{where}:") and what in e.value.line()
 
 
+@pytest.mark.parametrize("text, where, want", [
+    ("[endpoint]\nbase_ur = \"http://x/v1\"\n", 2, "endpoint.base_ur: Extra inputs are not "
+     "permitted (did you mean `base_url`?)"),
+    ("[roles.prove]\ntemprature = 0.5\n", 2, "(did you mean `temperature`?)"),
+    ("[roles.prove]\ntiers = [{ model = \"m\", after_failres = 2 }]\n", 1,
+     "roles.prove.tiers.0.after_failres: Extra inputs are not permitted (did you mean "
+     "`after_failures`?)"),
+    ("[lean]\nsandbx = \"off\"\n", 2, "(did you mean `sandbox`?)"),
+])
+def test_a_mistyped_key_gets_a_did_you_mean(tmp_path: Path, text: str, where: int, want: str):
+    p = tmp_path / "harness.toml"
+    p.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_config(workspace=tmp_path)
+    assert e.value.line().startswith(f"{p}:{where}:0: config: ") and e.value.line().endswith(want)
+
+
 def test_missing_explicit_config(tmp_path: Path):
     with pytest.raises(InputError, match="config file not found"):
         load_config(tmp_path / "nope.toml")

@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.blueprint import parse_text
 from harness.blueprint.dag import analyse
 from harness.blueprint.imports import load_imports
-from harness.blueprint.links import lint_crefs
+from harness.blueprint.lints import lint_crefs
 from harness.blueprint.model import CommandKind
 from harness.blueprint.source import parse_file
 from harness.blueprint.write import apply_edit, render, replace_body

@@ -49,3 +49,15 @@ def test_suggest_unit() -> None:
     assert suggest("JSON", ["json"]) == "json"
     assert suggest("zzz", ["statement"]) is None
     assert (ROOT / DEMO).is_file()
+
+
+def test_a_typo_in_a_path() -> None:
+    """A mistyped file or directory: the one `FILE:LINE:COL` line names the path that exists."""
+    for args, want in ((["plan", "Blueprint/Dmo.lean"], "Blueprint/Demo.lean"),
+                       (["status", "Blueprnt/Demo.lean"], "Blueprint/Demo.lean"),
+                       (["graph", "Blueprnt", "-o", "x.html"], "Blueprint")):
+        r = harness(*args)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip() == f"{args[1]}:1:0: no such file (did you mean `{want}`?)"
+    r = harness("plan", "Blueprint/Zzzzzzzz.lean")  # nothing close: no guess
+    assert r.returncode == 2 and "did you mean" not in r.stderr

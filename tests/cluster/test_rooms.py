@@ -1,7 +1,8 @@
 """The rooms around a run: the orchestrator never imports the Ray room (harness/cluster) nor the
 assembly, the preflight or the commands — not even inside a function; config, preflight and the
-services do not import one another; and no import cycle passes through these rooms, lazy
-imports included (the package-wide module-level check: tests/workspace/test_import_graph.py)."""
+services do not import one another; the Lean room never imports the gate above it; and no
+import cycle exists anywhere in `harness/`, lazy imports (inside functions, under
+TYPE_CHECKING, "module:function" strings) included."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ FORBIDDEN = {
                           "harness.commands"),
     "harness.agents.config": ("harness.orchestrator", "harness.cluster", "harness.assemble",
                               "harness.preflight"),
+    # the gate judges Lean's answers; Lean's room only gives them (the gate's `.olean` audit
+    # reaches lean.verdict.check_file as an argument, lean.compile.Auditor)
+    "harness.lean": ("harness.gate", "harness.orchestrator", "harness.agents"),
 }
 ROOMS = ("harness.orchestrator", "harness.cluster", "harness.assemble", "harness.preflight",
          "harness.agents.config")
@@ -112,6 +116,26 @@ def test_the_checks_see_a_lazy_import_back_and_a_cycle(tmp_path: Path) -> None:
     assert violations(tmp_path) == ["harness.orchestrator.services imports "
                                     "harness.cluster.setup"]
     assert room_cycles(full_graph(tmp_path)) != []
+
+
+def test_no_import_cycle_anywhere_lazy_imports_included() -> None:
+    g = full_graph()
+    assert g.has_edge("harness.report.layout", "harness.report.igraph_child")  # a "-m" string
+    cycles = sorted((c for c in nx.simple_cycles(g)), key=len)
+    assert not cycles, "import cycles (lazy imports included):\n" + "\n".join(
+        " -> ".join([*c, c[0]]) for c in cycles[:20])
+
+
+def test_the_cycle_check_sees_a_lazy_cycle_outside_the_rooms(tmp_path: Path) -> None:
+    pkg = tmp_path / "harness" / "report"
+    pkg.mkdir(parents=True)
+    (tmp_path / "harness" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "layout.py").write_text("def f():\n    from harness.report.layered import g\n")
+    (pkg / "layered.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                    "    from harness.report.layout import f\n")
+    assert list(nx.simple_cycles(full_graph(tmp_path))) != []
+    assert room_cycles(full_graph(tmp_path)) == []  # the room check alone missed it
 
 
 def test_assembling_and_the_cluster_room_do_not_import_ray() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from harness.blueprint import parse_text
 from harness.gate.audit import check_text
+from harness.gate.declared import compile_audited
 from harness.lean.toolchain import find_toolchain
 from harness.lean.verdict import check_file
 from tests.lean.conftest import FIXTURES
@@ -63,7 +64,7 @@ def _audit(project: Path, name: str, text: str):
     f.write_text(text, encoding="utf-8")
     tc = find_toolchain(project, str(LAKE), timeout_s=TIMEOUT_S)
     bp = parse_text(text, f)
-    v = check_file(tc, project, bp, timeout_s=TIMEOUT_S, mem_mb=None, audit=True)
+    v = check_file(tc, project, bp, timeout_s=TIMEOUT_S, mem_mb=None, audit=compile_audited)
     return bp, v
 
 

@@ -114,3 +114,21 @@ def test_live_status_none_then_state(tmp_path) -> None:
     lock.release()
     st = live_status(tmp_path, f)
     assert not st["active"] and st["workers"] == [] and not st["stale_lock"]
+
+
+def test_status_says_how_the_last_session_ended(tmp_path) -> None:
+    """`status` after a ^C says "interrupted", not "finished" (the stop reason reaches it)."""
+    from harness.commands.status import describe_run
+
+    f = tmp_path / "A.lean"
+    d = run_dir(tmp_path, f)
+    with EventLog(d / "events.jsonl") as log:
+        log.append("run_started", run_id=d.name)
+        log.append("run_finished", stop_reason="interrupted", exit_code=130)
+    st = live_status(tmp_path, f)
+    assert st["finished"] and st["stop_reason"] == "interrupted"
+    assert "interrupted (`harness run` resumes it)" in describe_run(st)
+    with EventLog(d / "events.jsonl") as log:
+        log.append("run_resumed", run_id=d.name)
+        log.append("run_finished", stop_reason="no Lean toolchain found", exit_code=3)
+    assert "finished: no Lean toolchain found" in describe_run(live_status(tmp_path, f))

@@ -225,7 +225,7 @@ def test_bad_settings_are_one_line_errors(tmp_path) -> None:
     out = harness(["run", str(f)], ws)
     assert out.returncode == 2
     assert out.stderr.strip() == f"{ws / 'harness.toml'}:5:0: config: run.workerz: Extra inputs " \
-                                 "are not permitted"
+                                 "are not permitted (did you mean `workers`?)"
     assert not (ws / ".git").exists()
 
 

@@ -16,7 +16,8 @@ from harness.blueprint.dag import analyse
 from harness.blueprint.generate import generate_blueprint
 from harness.errors import UsageError
 from harness.report.graph import graph_data
-from harness.report.layout import NodeBox, dot_executable, layout
+from harness.report.layout import dot_executable, layout
+from harness.report.layoutdata import NodeBox
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_dot = pytest.mark.skipif(dot_executable() is None,

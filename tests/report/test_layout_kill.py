@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from harness.report import layout as layout_mod
-from harness.report.layout import NodeBox, StuckChild, layout
+from harness.report.layout import StuckChild, layout
+from harness.report.layoutdata import NodeBox
 
 pytestmark = pytest.mark.skipif(shutil.which("setsid") is None, reason="no `setsid` (util-linux)")
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.report.layout import Layout, NodeBox, layout
+from harness.report.layout import layout
+from harness.report.layoutdata import Layout, NodeBox
 
 ROOT = Path(__file__).resolve().parents[2]
 # issue #19's minimal input for igraph 1.0.0 (27 vertices), and a random DAG that crashed it here
