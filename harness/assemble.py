@@ -89,6 +89,13 @@ class RunAssembly:
             self._found["executor"] = make_ray_executor(session.settings, self.cfg,
                                                         session.workspace, lake, session.notify)
 
+    def close(self) -> None:
+        """The Ray connection preflight() made, whatever stage the run stopped in (stage 2
+        shuts it down itself; a run that stopped before it did not). Idempotent."""
+        ray_executor = self._found.pop("executor", None)
+        if ray_executor is not None:
+            ray_executor.shutdown()
+
     def services(self, session: Session, record: Record) -> Services:
         from harness.orchestrator.attempts import make_runner
         from harness.orchestrator.breakage import make_record_repair

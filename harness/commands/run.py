@@ -110,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         view.close()
+        run_.close()
     if args.json:
         emit_json(result)
     else:

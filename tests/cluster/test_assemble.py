@@ -75,3 +75,25 @@ def test_ray_is_checked_first_and_no_lean_stops_in_the_session(tmp_path, monkeyp
     with pytest.raises(CannotCertify, match="nothing was merged"):
         run.preflight(run.session())
     assert not (ws / ".git").exists()
+
+
+def test_close_shuts_down_the_connection_preflight_made_once(tmp_path, fake_lean) -> None:
+    # a run on Ray that stops before stage 2 (stage 1 stops, `--stage 1`) never reaches
+    # stage 2's executor.shutdown(): commands/run.py closes the assembly whatever happened
+    f = workspace(tmp_path, "theorem t : True := by\n  sorry\n")
+    run_ = assemble(RunOptions(target=f, workspace=f.parent.parent, overrides={}))
+    calls: list[str] = []
+
+    class Connected:
+        def shutdown(self) -> None:
+            calls.append("shutdown")
+
+    run_._found["executor"] = Connected()
+    run_.close()
+    run_.close()
+    assert calls == ["shutdown"]
+    import inspect
+
+    from harness.commands import run as run_cmd
+
+    assert "run_.close()" in inspect.getsource(run_cmd)
