@@ -13,8 +13,20 @@ def suggest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | Non
     lower = {c.lower(): c for c in pool}
     if word.lower() in lower and lower[word.lower()] != word:
         return lower[word.lower()]
+    swapped = [c for c in pool if _one_swap(word.lower(), c.lower())]
+    if len(swapped) == 1:  # two letters typed in the wrong order (`modle`: `model`, not `mode`)
+        return swapped[0]
     hit = difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
     return hit[0] if hit else None
+
+
+def _one_swap(a: str, b: str) -> bool:
+    """``b`` is ``a`` with two adjacent letters exchanged."""
+    if len(a) != len(b) or a == b:
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] \
+        and a[diff[1]] == b[diff[0]]
 
 
 def hint(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:

@@ -51,6 +51,13 @@ def test_suggest_unit() -> None:
     assert (ROOT / DEMO).is_file()
 
 
+def test_two_letters_in_the_wrong_order_beat_a_shorter_key() -> None:
+    # difflib alone picks `mode` for `modle` (fewer letters to match); a swap is the likelier typo
+    assert suggest("modle", ["mode", "model", "budget"]) == "model"
+    assert suggest("mdoe", ["mode", "model"]) == "mode"
+    assert suggest("modle", ["mode"]) == "mode"  # no swap matches: the closest, as before
+
+
 def test_a_typo_in_a_path() -> None:
     """A mistyped file or directory: the one `FILE:LINE:COL` line names the path that exists."""
     for args, want in ((["plan", "Blueprint/Dmo.lean"], "Blueprint/Demo.lean"),
