@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,14 +13,6 @@ FAKES = str(Path(__file__).resolve().parent / "fakes")
 # sandbox (harness/lean/sandbox.py) would make vanish: the suite runs Lean unboxed by default and
 # the sandbox's own tests (tests/lean/test_sandbox.py) switch it back on.
 os.environ.setdefault("HARNESS_UNSAFE_NO_SANDBOX", "1")
-# Every `python -m harness` and Lean double the tests start would compile each module it imports
-# from source when bytecode writing is off (PYTHONDONTWRITEBYTECODE, as in .ci/run and on this
-# machine): about a third of a short CLI call. Their bytecode goes to a cache outside the
-# checkout instead (Python's own prefix mechanism; validated against the sources as usual).
-if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
-    del os.environ["PYTHONDONTWRITEBYTECODE"]
-    os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(),
-                                                     f"harness-test-pycache-{os.getuid()}")
 RAY_TMP = "/tmp/hray"  # the test clusters' temp dirs (tests/orchestrator/ray_cluster.py)
 
 
