@@ -48,13 +48,33 @@ def fake_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+_TOOLCHAINS: dict[tuple, object] = {}
+
+
+def fake_toolchain(where: Path):
+    """``find_toolchain(where, fake lake)``, probed once per directory and setting: a project
+    run builds its gate and certifier per file and batch, and each probe (`lake env lean
+    --version`) is two Python starts with the same answer. The key holds all the answer
+    depends on: the directory, FAKE_LEAN_VERSION, the toolchain pin and the lakefiles."""
+    from harness.lean.toolchain import find_toolchain
+
+    def text(name: str) -> str | None:
+        p = where / name
+        return p.read_text(encoding="utf-8", errors="replace") if p.is_file() else None
+
+    key = (str(where.resolve()), os.environ.get("FAKE_LEAN_VERSION"), text("lean-toolchain"),
+           text("lakefile.lean"), text("lakefile.toml"))
+    if key not in _TOOLCHAINS:
+        _TOOLCHAINS[key] = find_toolchain(where, str(FAKES / "lake"))
+    return _TOOLCHAINS[key]
+
+
 def lean_gate(record: Record) -> Callable[[str, str, list[str]], GateOutcome]:
     """A gate for scheduler-level tests: the fake Lean compiles the merged file (real
     subprocess); any error fails it. (The real gate, harness.gate.verify, is used end to end.)"""
-    from harness.lean.toolchain import find_toolchain
     from harness.lean.verdict import check_file
 
-    tc = find_toolchain(record.file.parent, str(FAKES / "lake"))
+    tc = fake_toolchain(record.file.parent)
 
     def gate(text: str, base: str, labels: list[str], **kw) -> GateOutcome:
         bp = parse_text(text, record.file)
@@ -69,10 +89,9 @@ def lean_gate(record: Record) -> Callable[[str, str, list[str]], GateOutcome]:
 
 def fake_certifier(record: Record):
     """The final certification (harness.orchestrator.certify) through the fake Lean."""
-    from harness.lean.toolchain import find_toolchain
     from harness.orchestrator.certify import Certifier
 
-    tc = find_toolchain(record.file.parent, str(FAKES / "lake"))
+    tc = fake_toolchain(record.file.parent)
     return Certifier(record.file, tc, record.file.parent, 60)
 
 
