@@ -1,3 +1,4 @@
+import os
 import signal
 import sys
 
@@ -19,7 +20,19 @@ def _run() -> int:
         return signals.exit_status(sig)
 
 
+def _leave(signum: int, frame: object) -> None:
+    """The answer is given: a ^C or SIGTERM while Python shuts down (joining a worker thread
+    still waiting on Lean) ends the process now, with the answer's status — no traceback, and
+    never ignored (a blocked signal would leave `timeout`/a scheduler waiting)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 code = _run()
-# the answer is given: a ^C from now on must not turn the exit into a traceback at shutdown
-signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+signal.signal(signal.SIGINT, _leave)
+signal.signal(signal.SIGTERM, _leave)
 sys.exit(code)

@@ -32,25 +32,38 @@ class BreakageRepairs:
     def _void(self, rel: str, seq0: int, why: str) -> None:
         """The repair of ``rel`` was rolled back: its events after ``seq0`` (restate rounds,
         changed statements, the audit) no longer count (events.voided). Logged after the
-        roll-back: a kill in between leaves them counted, the conservative side."""
+        roll-back: a kill in between leaves them counted, the conservative side. A repair's
+        events carry its file (breakage.FileEvents); untagged ones are taken as its own."""
         seqs = [e["seq"] for e in self.log.events
-                if e.get("seq", 0) > seq0 and e["kind"] in VOIDABLE]
+                if e.get("seq", 0) > seq0 and e["kind"] in VOIDABLE
+                and e.get("file") in (None, rel)]
         if seqs:
             self.log.append("voided", file=rel, seqs=seqs, reason=why[:500])
 
+    def _relock_file(self, rel: str) -> None:
+        """``rel``'s statement lock follows its head (a kept repair restated statements; an
+        undone one restored them): its own gate judges it, and its importers, again."""
+        relock = getattr(self.units[rel].gate, "relock", None)
+        if relock is not None:
+            relock(self.units[rel].record.head_text())
+
     def _undo(self, rel: str, before: str, seq0: int, why: str) -> None:
+        """The branch back to ``before`` (the files share one branch: only ever the newest
+        repair of the round), ``rel``'s working file, lock and module with it."""
         record: Record = self.units[rel].record
         if record.head() != before:
             reset_to(record, before, why)
             self._advance(rel)  # type: ignore[attr-defined]
             self._void(rel, seq0, why)
+            self._relock_file(rel)
             if self._users(rel):  # type: ignore[attr-defined]
                 self._build(rel)  # type: ignore[attr-defined]  # its importers read it
 
     def _repair_broken(self, broken: dict[str, list[str]]) -> tuple[bool, str]:
         """Repair each failing file with its own messages, then the importers that still fail
         after it (each once); a failure rolls back that file's repair and the repairs that
-        made it necessary."""
+        made it necessary (and, the branch being shared, every repair of the round after
+        them)."""
         queue = self._in_import_order(broken)
         done: list[str] = []
         kept: dict[str, tuple[str, int]] = {}  # file -> (head before its repair, seq before)
@@ -62,30 +75,24 @@ class BreakageRepairs:
             if u.repair is None:
                 return False, f"{rel}: no repair step configured"
             before, seq0 = u.record.head(), self.log.seq
-            ok, why = u.repair(msgs)
-            still = None if not ok or rel not in cause else self._compile(rel)  # type: ignore[attr-defined]  # noqa: E501
-            if not ok or still:
-                why = why if not ok else f"it still does not compile: {still[0]}"
+            ok, why = u.repair(msgs)  # ok: Lean accepts the file and the audit passed
+            if not ok:
                 self._undo(rel, before, seq0, f"{rel}: the repair failed: {why}")
                 return False, self._unwind(rel, why, kept, cause)
             self._advance(rel)  # type: ignore[attr-defined]
+            self._relock_file(rel)  # its restated statements are the ones its gate now holds
             kept[rel] = (before, seq0)
             users = [r for r in self._users(rel) if r not in queue]  # type: ignore[attr-defined]
             built = self._build(rel) if self._users(rel) else None  # type: ignore[attr-defined]
-            if built:  # its own module does not build: nothing importing it can be judged
-                reason = f"{rel}: the restated file breaks the files importing it: " \
-                         f"{shown({rel: built})}"
-                kept.pop(rel)
-                self._undo(rel, before, seq0, reason)
-                return False, reason + " (the repair was rolled back)"
-            bad = {r: m for r in users if (m := self._compile(r)) is not None}  # type: ignore[attr-defined]  # noqa: E501
-            again = [r for r in bad if r in kept]
-            if again:  # a file this round already repaired: this repair broke it
+            bad = {rel: built} if built else {
+                r: m for r in users if (m := self._compile(r)) is not None}  # type: ignore[attr-defined]  # noqa: E501
+            again = [r for r in bad if r in kept]  # its own module, or a file repaired before
+            if again:
                 reason = f"{rel}: the restated file breaks the files importing it: " \
                          f"{shown({r: bad[r] for r in again})}"
                 kept.pop(rel)
                 self._undo(rel, before, seq0, reason)
-                return False, reason + " (the repair was rolled back)"
+                return False, self._unwind(rel, reason, kept, cause, nested=False)
             for r, m in bad.items():  # failing while ``rel`` was broken too: repaired next
                 queue[r], cause[r] = m, rel
             done.append(f"{rel}: {why}")
@@ -109,22 +116,23 @@ class BreakageRepairs:
                                              if r in files else len(files))}
 
     def _unwind(self, rel: str, why: str, kept: dict[str, tuple[str, int]],
-                cause: dict[str, str]) -> str:
-        """``rel``'s repair failed: undo the repairs that queued it and every repair queued,
-        in turn, by one of those (newest first)."""
-        reason, chain, r = f"{rel}: {why}", [], rel
+                cause: dict[str, str], nested: bool = True) -> str:
+        """``rel``'s repair failed (and was undone): undo the repairs that queued it. The files
+        share one branch, so every repair of the round made after the earliest of those goes
+        too (newest first: each undo moves the branch back over the newest commit only);
+        their files are still broken and the run stops for them."""
+        reason, chain, r = (f"{rel}: {why}" if nested else why), [], rel
         while r in cause:
             r = cause[r]
             chain.append(r)
-        gone = set(chain)
-        for k in kept:  # insertion order: a file's cause was repaired before it
-            if cause.get(k) in gone:
-                gone.add(k)
-        for up in reversed([k for k in kept if k in gone]):
-            before, seq0 = kept.pop(up)
-            self._undo(up, before, seq0, f"{up}: rolled back with the repair that made it "
-                                         f"necessary: {reason}")
+        order = list(kept)
+        first = min((order.index(c) for c in chain if c in kept), default=None)
+        if first is not None:
+            for up in reversed(order[first:]):
+                before, seq0 = kept.pop(up)
+                self._undo(up, before, seq0, f"{up}: rolled back with the round's repair "
+                                             f"that failed: {reason}")
         if chain:
             return (f"{chain[-1]}: the restated file breaks the files importing it: "
                     f"{reason} (the repair was rolled back)")
-        return reason
+        return reason + (" (the repair was rolled back)" if not nested else "")

@@ -48,3 +48,32 @@ def test_an_interrupt_while_the_cli_imports_is_130() -> None:
     assert "Traceback" not in out.stderr
     assert out.stderr.strip() == "harness: interrupted"
     assert out.returncode == 130
+
+
+def test_a_signal_after_the_answer_ends_a_shutdown_that_waits_on_a_thread() -> None:
+    # the answer is printed, but Python's shutdown joins a worker thread still waiting (on a
+    # Lean run, here a sleep): SIGTERM ends it now with the answer's status, no traceback
+    import signal
+    import subprocess
+    import sys
+
+    code = ("import threading, time, runpy, harness.cli as c\n"
+            "def waiting():\n"  # says so once main() has long returned
+            "    time.sleep(0.5)\n"
+            "    print('answered', flush=True)\n"
+            "    time.sleep(120)\n"
+            "def main():\n"
+            "    threading.Thread(target=waiting).start()\n"
+            "    return 1\n"
+            "c.main = main\n"
+            "runpy.run_module('harness', run_name='__main__')\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "answered"
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=30)  # blocked, the signal waited for the thread: 120 s
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+    assert p.returncode == 1 and "Traceback" not in err, err

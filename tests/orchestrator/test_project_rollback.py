@@ -200,12 +200,12 @@ def restating(fixed: dict[str, str], ok: bool, calls: list[str]):
             old = next(k for k in fixed if k in text)
             label = re.search(r"theorem (\w+)", old).group(1)
             log.append("restate", round=1, ok=True, reason="", tokens=10, cost=0.5,
-                       nodes=[label])
+                       nodes=[label], file=record.rel)  # tagged as breakage.FileEvents does
             record.commit_text(text.replace(old, fixed[old]), "restate\n")
             log.append("restated", round=1, commit=record.head(), nodes=[label],
-                       before={label: old}, errors_left=0)
+                       before={label: old}, errors_left=0, file=record.rel)
             log.append("audit", round=0, ok=True, findings=[], blocking=0 if ok else 1,
-                       reason="", tokens=10, cost=0.25, changed=[label])
+                       reason="", tokens=10, cost=0.25, changed=[label], file=record.rel)
             return (True, f"restated {label} (audited)") if ok else (
                 False, f"the audit of the restated statements failed: {label}: unfaithful")
 
@@ -340,3 +340,36 @@ def test_an_importer_whose_repair_fails_takes_its_imports_repair_back_with_it(tm
     assert BROKEN_A in fa.read_text() and BROKEN_B in fb.read_text()
     assert {e["file"] for e in log if e["kind"] == "voided"} == {"Gen/A.lean", "Gen/B.lean"}
     assert not git.Repo(tmp_path).is_dirty()
+
+
+def test_a_failed_round_undoes_every_repair_after_the_one_it_takes_back(tmp_path, monkeypatch):
+    # A, B and C share one branch; B and C import A. A's repair leaves B and C failing: both
+    # are repaired next; B's repair is kept, C's fails, so A's goes — and B's, made on top of
+    # it, with it (the branch cannot drop A's commit and keep B's): no file left ahead of the
+    # branch, nothing voided twice
+    fa, fb = project(tmp_path, node("lem:a1", "a1") + "\n" + BROKEN_A,
+                     "theorem b0 : True := trivial\n" + BROKEN_B)
+    broken_c = "theorem broken_c : fake_elab_mismatch := trivial\n"
+    fc = tmp_path / "Gen" / "C.lean"
+    fc.write_text("import Architect\nimport Gen.A\n\nset_option autoImplicit false\n\n"
+                  f"namespace Gen.C\n\ntheorem c0 : True := trivial\n{broken_c}\nend Gen.C\n")
+    (tmp_path / "Gen.lean").write_text("import Gen.A\nimport Gen.B\nimport Gen.C\n")
+    before = {f: f.read_text() for f in (fa, fb, fc)}
+    calls: list[str] = []
+    fixes = {BROKEN_A: "theorem broken_a : True := trivial\n",
+             BROKEN_B: "theorem broken_b : True := trivial\n"}
+    good = restating(fixes, True, calls)
+    bad = restating({broken_c: "theorem broken_c : True := trivial\n"}, False, calls)
+
+    def repair(session, record):
+        return (bad if record.rel == "Gen/C.lean" else good)(session, record)
+
+    s, res, log = run(tmp_path, monkeypatch, proving, repair=repair)
+    assert calls == ["Gen/A.lean", "Gen/B.lean", "Gen/C.lean"], calls
+    assert res.exit_code == 1 and "(the repair was rolled back)" in res.stop_reason
+    assert {f: f.read_text() for f in (fa, fb, fc)} == before
+    assert not git.Repo(tmp_path).is_dirty()
+    void = [e for e in log if e["kind"] == "voided"]
+    assert sorted(e["file"] for e in void) == ["Gen/A.lean", "Gen/B.lean", "Gen/C.lean"]
+    seqs = [q for e in void for q in e["seqs"]]
+    assert len(seqs) == len(set(seqs))  # each repair's events voided once, under its file
