@@ -72,8 +72,8 @@ class BreakageRepairs:
             rel = next(iter(queue))
             msgs = queue.pop(rel)
             u = self.units[rel]
-            if u.repair is None:
-                return False, f"{rel}: no repair step configured"
+            if u.repair is None:  # nothing to try: the repairs that queued it go back too
+                return False, self._unwind(rel, "no repair step configured", kept, cause)
             before, seq0 = u.record.head(), self.log.seq
             ok, why = u.repair(msgs)  # ok: Lean accepts the file and the audit passed
             if not ok:
