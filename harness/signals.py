@@ -5,14 +5,22 @@ The CLI installs :func:`install`: SIGINT raises KeyboardInterrupt and SIGTERM (S
 is remembered: a child process that died of the same signal (a terminal's ^C reaches the whole
 foreground process group) can make the clean-up fail with another error (EPIPE on its pipe), and
 that must not decide the exit status — :func:`received` does (130 / 143).
+
+A forked child inherits the handler: a ``preexec_fn`` child between fork and exec (it runs
+CPython's at-fork hooks, e.g. ``random``'s reseed, with the parent's stderr still open), or a
+fork-started pool worker before its initializer. A ^C to the process group landing there must
+not raise in the child (it printed "Exception ignored in … Random.seed … KeyboardInterrupt" on
+the user's terminal): the child dies of the signal as an unhandled process would.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 
 _received: list[int] = []  # the first signal this process was stopped by (at most one entry)
+_owner: list[int] = []  # the pid that installed the handlers
 
 
 class Terminated(KeyboardInterrupt):
@@ -21,6 +29,10 @@ class Terminated(KeyboardInterrupt):
 
 
 def on_signal(signum: int, frame: object) -> None:
+    if _owner and os.getpid() != _owner[0]:  # a forked child: die of it, raise nothing
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     if not _received:
         _received.append(signum)
     if signum == signal.SIGTERM:
@@ -33,6 +45,7 @@ def install() -> None:
     reset()
     if threading.current_thread() is not threading.main_thread():
         return
+    _owner[:] = [os.getpid()]
     signal.signal(signal.SIGTERM, on_signal)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, on_signal)
