@@ -307,8 +307,9 @@ class ImporterChecks(BreakageRepairs):
         self.log.append("breakage", batch=batch, messages=msgs[:20], repaired=ok, reason=why,
                         files=sorted(broken), commit=self.record.head())
         rj.clear(self._journal)  # recorded: kept repairs stay, undone ones are gone
-        if ok:
-            if self._relock():
+        if ok:  # each kept repair was relocked (project_repairs); a file outside the round
+            # keeps its lock (relocking one Lean rejects, broken too, cannot be done)
+            if any(getattr(u.gate, "relock", None) for u in self.units.values()):
                 self.log.append("locked", commit=self.record.head(), reason="record repaired")
             self._sync()
             return None

@@ -109,3 +109,34 @@ def test_a_repair_changing_a_locked_statement_is_refused_with_the_locks_reason(t
     assert sorted(e["file"] for e in log if e["kind"] == "voided") == ["Gen/A.lean",
                                                                      "Gen/B.lean"]
     assert lock_files(tmp_path)  # (every lock is a file's own session's)
+
+
+def test_a_round_that_succeeds_leaves_a_file_broken_outside_it_locked_as_it_was(tmp_path,
+                                                                               monkeypatch):
+    # A and B are independent, both broken; B's only attempt waits until A's round is over, so
+    # A's round succeeds while B is still broken: B is not relocked then (Lean rejects its
+    # text: no lock can be written), its own round comes later
+    import threading
+
+    from harness.orchestrator.executor import AttemptResult
+    from tests.orchestrator.test_project_rollback import WAIT_S, proving
+
+    monkeypatch.setenv("PATH", fake_path())
+    fa, fb = two_files(tmp_path)
+    fb.write_text(fb.read_text().replace("import Gen.A\n", ""))
+    calls: list[str] = []
+    first_done = threading.Event()
+    fix = restating({"Gen/A.lean": {BROKEN_A: FIXED_A}, "Gen/B.lean": {BROKEN_B: FIXED_B}},
+                    {"Gen/A.lean": ["broken_a"], "Gen/B.lean": ["broken_b"]}, calls,
+                    after=lambda record: first_done.set())
+
+    def runner(job) -> AttemptResult:
+        if job.node == "lem:b1" and job.attempt == 1:
+            assert first_done.wait(WAIT_S)
+        return proving(job)
+
+    s, res, log = run_locked(tmp_path, fix, runner=runner, workers=2)
+    assert res.exit_code == 0, res.stop_reason
+    assert calls == ["Gen/A.lean", "Gen/B.lean"], calls
+    assert [e["files"] for e in log if e["kind"] == "breakage"] == [["Gen/A.lean"],
+                                                                   ["Gen/B.lean"]]
