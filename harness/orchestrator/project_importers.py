@@ -38,6 +38,7 @@ from harness.orchestrator.gitrepo import Repo
 from harness.orchestrator.gitrollback import move_back, roll_back
 from harness.orchestrator.batchmerge import Candidate
 from harness.orchestrator.record import TRAILER, Record
+from harness.orchestrator import repairjournal as rj
 from harness.orchestrator.project_repairs import BreakageRepairs, shown
 from harness.orchestrator.spanindex import SpanIndex
 from harness.orchestrator.state import atomic_write
@@ -169,6 +170,8 @@ class ImporterChecks(BreakageRepairs):
     _file_of: dict[str, str]
     _hidden: dict[str, str]  # file -> the judged head a job carries while a merge is checked
     _hidden_lock: Any
+    _journal: Path | None
+    run_id: str
     workspace: Path
 
     def _hide(self, rel: str, parent: str | None) -> None:
@@ -291,11 +294,22 @@ class ImporterChecks(BreakageRepairs):
         msgs = [m for ms in broken.values() for m in ms]
         self.notify("note", {"message": "the record fails the gate outside any batch: "
                              + _shown(broken)})
-        ok, why = self._repair_broken(broken)
+        locks = {rel: self._lock_before(rel) for rel in self.units}
+        files = {rel: str(f) for rel, u in self.units.items()
+                 if (f := getattr(u.gate, "lock_file", None)) is not None and Path(f).is_file()}
+        rj.begin(self._journal, self.record.head(), self.log.seq,
+                 {p: Path(p).read_text(encoding="utf-8") for p in files.values()})
+        try:
+            ok, why = self._repair_broken(broken)
+        except BaseException:  # a signal or an error before the outcome is recorded
+            self._abandon_round(locks)
+            raise
         self.log.append("breakage", batch=batch, messages=msgs[:20], repaired=ok, reason=why,
                         files=sorted(broken), commit=self.record.head())
-        if ok:
-            if self._relock():
+        rj.clear(self._journal)  # recorded: kept repairs stay, undone ones are gone
+        if ok:  # each kept repair was relocked (project_repairs); a file outside the round
+            # keeps its lock (relocking one Lean rejects, broken too, cannot be done)
+            if any(getattr(u.gate, "relock", None) for u in self.units.values()):
                 self.log.append("locked", commit=self.record.head(), reason="record repaired")
             self._sync()
             return None
@@ -303,3 +317,20 @@ class ImporterChecks(BreakageRepairs):
                                  f"{_shown(broken)}; not repaired ({why}); nothing was blocked")
         self.blocked.update(self.sched.blocked())
         return Stage2Outcome(self.importers_broken, dict(self.blocked))
+
+    def _abandon_round(self, locks: dict[str, Any]) -> None:
+        """The round stops before its outcome is recorded: undo it now (branch, working files,
+        lock files, its events voided: repairjournal.undo); a second signal must not cut that
+        short (the session unshields). If it cannot be done now, a resumed run does it."""
+        from harness.orchestrator import procs
+
+        procs.shield()
+        try:
+            with self.record._lock:
+                rj.undo(self._journal, self.record.repo, self.log, self.run_id)
+            for rel, lock in locks.items():  # the lock files were rewritten: the gates too
+                if lock is not None:
+                    self.units[rel].gate.lock = lock
+        except Exception as err:  # noqa: BLE001  # the first error is the one to report
+            self.notify("note", {"message": "an interrupted repair round could not be undone "
+                                 f"now ({err}); the next run undoes it"})

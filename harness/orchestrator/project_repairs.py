@@ -41,13 +41,42 @@ class BreakageRepairs:
             self.log.append("voided", file=rel, seqs=seqs, reason=why[:500])
 
     def _relock_file(self, rel: str) -> None:
-        """``rel``'s statement lock follows its head (a kept repair restated statements; an
-        undone one restored them): its own gate judges it, and its importers, again."""
+        """``rel``'s statement lock follows its head (a gate with no lock check of its own)."""
         relock = getattr(self.units[rel].gate, "relock", None)
         if relock is not None:
             relock(self.units[rel].record.head_text())
 
-    def _undo(self, rel: str, before: str, seq0: int, why: str) -> None:
+    def _restated_by(self, rel: str, seq0: int) -> set[str]:
+        """The statements ``rel``'s repair restated and its audit passed (its own `audit`
+        events after ``seq0``): the only ones its lock lets change."""
+        return {n for e in self.log.events if e.get("seq", 0) > seq0 and e["kind"] == "audit"
+                and e.get("file") in (None, rel) and e.get("ok") and not e.get("blocking")
+                for n in e.get("changed") or ()}
+
+    def _relock_repaired(self, rel: str, seq0: int) -> list[str]:
+        """A kept repair is relocked against its statement lock (services.LockedGate
+        .relock_repaired): anything but its audited restatements refuses it (the lock's
+        reasons). A gate with no such check (tests' stand-ins) just relocks."""
+        u = self.units[rel]
+        check = getattr(u.gate, "relock_repaired", None)
+        if check is None:
+            self._relock_file(rel)
+            return []
+        return list(check(u.record.head_text(), self._restated_by(rel, seq0)))
+
+    def _lock_before(self, rel: str) -> Any:
+        lock = getattr(self.units[rel].gate, "lock", None)
+        return None if lock is None else lock.model_copy(deep=True)
+
+    def _restore_lock(self, rel: str, lock: Any) -> None:
+        """``rel``'s lock as before its repair (restored text: its old statements again)."""
+        restore = getattr(self.units[rel].gate, "restore_lock", None)
+        if restore is not None and lock is not None:
+            restore(lock)
+        else:
+            self._relock_file(rel)
+
+    def _undo(self, rel: str, before: str, seq0: int, why: str, lock: Any = None) -> None:
         """The branch back to ``before`` (the files share one branch: only ever the newest
         repair of the round), ``rel``'s working file, lock and module with it."""
         record: Record = self.units[rel].record
@@ -55,7 +84,7 @@ class BreakageRepairs:
             reset_to(record, before, why)
             self._advance(rel)  # type: ignore[attr-defined]
             self._void(rel, seq0, why)
-            self._relock_file(rel)
+            self._restore_lock(rel, lock)
             if self._users(rel):  # type: ignore[attr-defined]
                 self._build(rel)  # type: ignore[attr-defined]  # its importers read it
 
@@ -66,7 +95,7 @@ class BreakageRepairs:
         them)."""
         queue = self._in_import_order(broken)
         done: list[str] = []
-        kept: dict[str, tuple[str, int]] = {}  # file -> (head before its repair, seq before)
+        kept: dict[str, tuple[str, int, Any]] = {}  # file -> (head, seq, lock) before it
         cause: dict[str, str] = {}  # an importer queued by -> the file whose repair left it
         while queue:
             rel = next(iter(queue))
@@ -74,14 +103,18 @@ class BreakageRepairs:
             u = self.units[rel]
             if u.repair is None:  # nothing to try: the repairs that queued it go back too
                 return False, self._unwind(rel, "no repair step configured", kept, cause)
-            before, seq0 = u.record.head(), self.log.seq
+            before, seq0, lock = u.record.head(), self.log.seq, self._lock_before(rel)
             ok, why = u.repair(msgs)  # ok: Lean accepts the file and the audit passed
+            if ok:
+                self._advance(rel)  # type: ignore[attr-defined]
+                refused = self._relock_repaired(rel, seq0)  # its audited restatements only
+                if refused:
+                    ok, why = False, ("its statement lock refuses the repaired file: "
+                                      + "; ".join(refused[:3]))
             if not ok:
-                self._undo(rel, before, seq0, f"{rel}: the repair failed: {why}")
+                self._undo(rel, before, seq0, f"{rel}: the repair failed: {why}", lock)
                 return False, self._unwind(rel, why, kept, cause)
-            self._advance(rel)  # type: ignore[attr-defined]
-            self._relock_file(rel)  # its restated statements are the ones its gate now holds
-            kept[rel] = (before, seq0)
+            kept[rel] = (before, seq0, lock)
             users = [r for r in self._users(rel) if r not in queue]  # type: ignore[attr-defined]
             built = self._build(rel) if self._users(rel) else None  # type: ignore[attr-defined]
             bad = {rel: built} if built else {
@@ -91,7 +124,7 @@ class BreakageRepairs:
                 reason = f"{rel}: the restated file breaks the files importing it: " \
                          f"{shown({r: bad[r] for r in again})}"
                 kept.pop(rel)
-                self._undo(rel, before, seq0, reason)
+                self._undo(rel, before, seq0, reason, lock)
                 return False, self._unwind(rel, reason, kept, cause, nested=False)
             for r, m in bad.items():  # failing while ``rel`` was broken too: repaired next
                 queue[r], cause[r] = m, rel
@@ -115,7 +148,7 @@ class BreakageRepairs:
         return {r: found[r] for r in sorted(found, key=lambda r: files.index(r)
                                              if r in files else len(files))}
 
-    def _unwind(self, rel: str, why: str, kept: dict[str, tuple[str, int]],
+    def _unwind(self, rel: str, why: str, kept: dict[str, tuple[str, int, Any]],
                 cause: dict[str, str], nested: bool = True) -> str:
         """``rel``'s repair failed (and was undone): undo the repairs that queued it. The files
         share one branch, so every repair of the round made after the earliest of those goes
@@ -129,9 +162,9 @@ class BreakageRepairs:
         first = min((order.index(c) for c in chain if c in kept), default=None)
         if first is not None:
             for up in reversed(order[first:]):
-                before, seq0 = kept.pop(up)
+                before, seq0, lock = kept.pop(up)
                 self._undo(up, before, seq0, f"{up}: rolled back with the round's repair "
-                                             f"that failed: {reason}")
+                                             f"that failed: {reason}", lock)
         if chain:
             return (f"{chain[-1]}: the restated file breaks the files importing it: "
                     f"{reason} (the repair was rolled back)")

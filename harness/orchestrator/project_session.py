@@ -20,6 +20,8 @@ from typing import Callable
 from harness import signals
 from harness.errors import ExitCode, HarnessError, UsageError
 from harness.orchestrator import procs
+from harness.orchestrator import repairjournal as rj
+from harness.orchestrator.gitrepo import Repo
 from harness.orchestrator.events import EventLog
 from harness.orchestrator.project_importers import PENDING, undo_pending
 from harness.orchestrator.project_run import project_files
@@ -57,6 +59,7 @@ class ProjectSession(Session):
             undone = undo_pending(self.dir / PENDING, self.workspace)
             if undone:
                 self._note(undone)
+            self._undo_round(log)
             records = self._records(log, state)
             first = records[0][1]
             if stop1 is not None or self.settings.stage == "1":
@@ -139,6 +142,22 @@ class ProjectSession(Session):
                     rec.close()  # git helpers end now (interrupted: the OS reaps them)
                 self.lock.release()
                 procs.unshield()
+
+    def _undo_round(self, log: EventLog) -> None:
+        """A repair round stopped before its outcome was recorded (kill -9; a ^C undoes it
+        at once): back to the head before it, its files' lock files too (before any gate
+        reads them); ProjectStage2 rebuilds the modules (repairjournal)."""
+        if not (self.dir / rj.JOURNAL).exists():
+            return
+        repo = Repo(self.workspace)
+        try:
+            files = rj.undo(self.dir / rj.JOURNAL, repo, log, self.run_id)
+        finally:
+            repo.close()
+        if files is not None:
+            self._note("a repair round was interrupted before its outcome was recorded: "
+                       f"undone ({', '.join(files) or 'its changes were already undone'}); "
+                       "its files are repaired again")
 
     def _stage1(self, factory: Callable[[Session, Record], Services],
                 preflight: Callable[[Session], None] | None, log: EventLog) -> str | None:

@@ -30,6 +30,7 @@ from harness.blueprint.project import ParseCache
 from harness.blueprint.views import lean_proved
 from harness.orchestrator.certify import apply_lean_view, reopened_events
 from harness.orchestrator import project_importers as pi
+from harness.orchestrator import repairjournal as rj
 from harness.orchestrator.leanview import clean_at
 from harness.orchestrator.batchmerge import Candidate, Gate, MergeOutcome
 from harness.orchestrator.project_importers import ImporterChecks, RepairRecord
@@ -143,6 +144,7 @@ class ProjectStage2(ImporterChecks, Stage2):
         self._pw: ProjectWork | None = None
         path = getattr(kw.get("log"), "path", None)
         self._pending = Path(path).parent / pi.PENDING if path is not None else None
+        self._journal = Path(path).parent / rj.JOURNAL if path is not None else None
         super().__init__(record=units[0].record, gate=units[0].gate, **kw)
         self.certifier = None  # per file: see _certify
         self._checks = [
@@ -156,7 +158,20 @@ class ProjectStage2(ImporterChecks, Stage2):
         for rel, u in self.units.items():
             if _changed_by(u.record, self.run_id):
                 self._advance(rel)
+        self._rebuild_undone()
         return super().run()
+
+    def _rebuild_undone(self) -> None:
+        """A repair round undone before this session (project_session: repairjournal.undo):
+        the modules of its files are built again (importers read their `.olean`), then its
+        journal goes."""
+        data = rj.read(self._journal) if self._journal is not None else None
+        if data is None:
+            return
+        for rel in data.get("rebuild") or ():
+            if rel in self.units and (failed := self._build(rel)):
+                self._note(f"after undoing an interrupted repair round: {failed[0]}")
+        rj.clear(self._journal)
 
     # ---- the project's DAG ----------------------------------------------------------------
     def _analysis(self) -> Analysis:

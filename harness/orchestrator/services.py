@@ -97,6 +97,39 @@ class LockedGate:
         if self.lock_file is not None:
             self.lock.save(self.lock_file)
 
+    def relock_repaired(self, text: str, restated: set[str]) -> list[str]:
+        """A repair step's result against this lock, before the lock follows it: only the
+        statements the repair restated and had audited (``restated``: labels or names) may
+        differ; anything else the lock pins (another statement, a definition, a context, the
+        header, the environment, forbidden tokens beyond the lock's) refuses the relock with
+        the lock's own reason. Static (the repair step compiled the file); then relocked."""
+        from harness.gate.verify import verify
+
+        try:
+            rep = verify(text, self.record.file, self.lock, static_only=True)
+            bp = parse_text(text, self.record.file)
+        except HarnessError as err:
+            return [err.line()]
+        excused = {d.key for d in bp.decls
+                   if {d.key, d.label, d.name, d.short_name} & restated}
+        left = [f.render() for f in rep.failures if not (
+            f.check == "lock" and f.key in excused and f.message.startswith(RESTATABLE))]
+        if left:
+            return left
+        self.relock(text)
+        return []
+
+    def restore_lock(self, lock: Any) -> None:
+        """An undone repair: the lock as it was before it (a restored text Lean rejects cannot
+        be locked anew: its elaborated types do not exist)."""
+        self.lock = lock
+        if self.lock_file is not None:
+            lock.save(self.lock_file)
+
+
+# what a restatement changes in a locked declaration (harness/gate/lockcheck.py's messages)
+RESTATABLE = ("statement changed", "definition changed", "definition re-indented")
+
 
 def make_gate(record: Record, lock: Any, tc: Any, timeout_s: float,
               lock_file: Path | None = None) -> LockedGate:
