@@ -17,7 +17,7 @@ from pathlib import Path
 from harness.library.integrity import CorruptIndex, check_index, file_inode, verify_checksum
 from harness.library.model import Hit
 from harness.library.names import name_tokens
-from harness.library import rank, signals
+from harness.library import rank
 from harness.library.rank import CANDIDATES, Query, QueryContext, fts_expr, parse_query, rerank
 from harness.library.retrieval import _COLS, _KEYS, Retrieval, _damaged, _Damaged
 from harness.library.store import Progress, build_index, index_path
@@ -198,12 +198,7 @@ class LibraryIndex(Retrieval):
                 keys = rank.const_keys(q.idents)
                 df = self._const_df(q.idents)
                 qc = {c: rank.idf(df.get(c, 1), self.n_docs) for c in keys}
-            shape = signals.query_shape(q.text, rank.const_keys(q.idents), bool(q.ctx.module)) \
-                if signals.KNN_CONCL or signals.KNN_HEAD else None
-            if shape and qc is None:
-                df = self._const_df(q.idents)
-                qc = {c: rank.idf(df.get(c, 1), self.n_docs) for c in rank.const_keys(q.idents)}
-            near = self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS, qc, shape)
+            near = self.neighbours(words, q.ctx, rank.KNN_K, FTS_WEIGHTS, qc)
             if rank.KNN_POW != 1.0:
                 near = [(i, s ** rank.KNN_POW) for i, s in near]
             got = self.votes(near)

@@ -19,7 +19,6 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from harness.library import signals
 from harness.library.names import STOPWORDS, identifiers, last, name_tokens, text_tokens
 
 CANDIDATES = 120
@@ -156,8 +155,6 @@ def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[
     qconsts = const_keys(q.idents)
     w_idf = {t: idf(word_df.get(t, 1), n_docs) for t in qwords}
     c_idf = {k: idf(const_df.get(k, 1), n_docs) for k in qconsts}
-    shape = signals.query_shape(q.text, qconsts, bool(q.ctx.module)) \
-        if signals.W_CONCL or signals.W_HEAD else None
     best_bm25 = max((-c["bm25"] for c in cands if c.get("bm25") is not None), default=1.0) or 1.0
     scored: list[tuple[float, dict]] = []
     for c in cands:
@@ -174,9 +171,7 @@ def rerank(q: Query, cands: list[dict], word_df: dict[str, int], const_df: dict[
              + (W_NAMED if c["name"] in named and len(q.words) <= 4 else 0.0)
              + (W_REFS * min(1.0, math.log1p(float(refs[c["id"]])) / top_refs)
                 if top_refs and c["id"] < len(refs) else 0.0)
-             + bonus.get(c["id"], 0.0) + centrality(c["id"], usage)
-             + (signals.shape_score(shape, c["signature"] or "", c_idf, signals.W_CONCL,
-                                    signals.W_HEAD) if shape else 0.0))
+             + bonus.get(c["id"], 0.0) + centrality(c["id"], usage))
         scored.append((s, c))
     scored.sort(key=lambda t: (-t[0], t[1]["name"]))
     return scored

@@ -10,7 +10,6 @@ import threading
 
 from harness.library.names import name_tokens
 from harness.library.postings import Scorer, decode
-from harness.library import signals
 from harness.library.rank import QueryContext
 
 _COLS = ("id, name, kind, package, module, rel, line, signature, doc, attrs, private, protected, "
@@ -199,18 +198,14 @@ class Retrieval:
 
     def neighbours(self, words: list[str], ctx: QueryContext, k: int,
                    weights: tuple[float, float, float],
-                   qconsts: dict[str, float] | None = None,
-                   shape: signals.Shape | None = None) -> list[tuple[int, float]]:
+                   qconsts: dict[str, float] | None = None) -> list[tuple[int, float]]:
         """(row id, similarity in (0, 1]) of the ``k`` declarations with a proof whose text is
         nearest ``words`` (BM25) and whose proof may vote from ``ctx``: never one named in
         ``ctx.exclude`` (the query's own theorem); from a place, only proofs visible there
         (imported modules with ``ctx.visible``, and the place's own module above its line).
         ``qconsts`` (the query's constant keys -> IDF) with ``rank.KNN_CONST``: the nearest of a
         larger BM25 pool by BM25 plus the IDF-weighted share of the query's constants the
-        neighbour's statement names (MaSh compares statements by their constants). ``shape``
-        (the query's conclusion constant keys, its head symbol) with signals.KNN_CONCL /
-        KNN_HEAD: plus the share of those constants in the neighbour's conclusion, and the
-        same head symbol (the same kind of goal)."""
+        neighbour's statement names (MaSh compares statements by their constants)."""
         from harness.library import rank
 
         if not words:
@@ -218,15 +213,14 @@ class Retrieval:
         mask = self._voter_mask()
         if ctx.visible is not None:
             mask = mask & self._visible_mask(ctx)
-        mix = bool(rank.KNN_CONST and qconsts) or bool(
-            shape and (signals.KNN_CONCL or signals.KNN_HEAD))
+        mix = bool(rank.KNN_CONST and qconsts)
         pool = max(2 * k, rank.KNN_POOL if mix else 0) + len(ctx.exclude)
         top = self._scorer().top_of([self._contrib(w, weights) for w in words], pool, mask)
         if not top:
             return []
-        info = {i: (name, module, line, consts, sig) for i, name, module, line, consts, sig
-                in self._all("SELECT id, name, module, line, consts, signature FROM decls "
-                             f"WHERE id IN ({','.join('?' * len(top))})", [i for i, _ in top])}
+        info = {i: (name, module, line, consts) for i, name, module, line, consts in self._all(
+            "SELECT id, name, module, line, consts FROM decls WHERE id IN "
+            f"({','.join('?' * len(top))})", [i for i, _ in top])}
         out: list[tuple[int, float]] = []
         for i, s in top:
             got = info.get(i)
@@ -239,18 +233,13 @@ class Retrieval:
                 break
         best = out[0][1] if out else 1.0
         out = [(i, s / best) for i, s in out]
-        if mix:
-            qconsts = qconsts or {}
+        if mix and qconsts:
             total = sum(qconsts.values()) or 1.0
             scored = []
             for i, s in out:
                 shared = rank.const_keys(info[i][3].split()) & qconsts.keys() if info[i][3] \
                     else set()
-                s += rank.KNN_CONST * sum(qconsts[c] for c in shared) / total
-                if shape:
-                    s += signals.shape_score(shape, info[i][4] or "", qconsts,
-                                             signals.KNN_CONCL, signals.KNN_HEAD)
-                scored.append((i, s))
+                scored.append((i, s + rank.KNN_CONST * sum(qconsts[c] for c in shared) / total))
             scored.sort(key=lambda t: (-t[1], t[0]))
             top_s = scored[0][1] if scored else 1.0
             out = [(i, s / top_s) for i, s in scored[:k]]
