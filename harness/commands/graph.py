@@ -21,7 +21,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 from harness.blueprint.dag import Analysis
 from harness.commands._common import add_json_arg, load
 from harness.errors import ExitCode, InputError, UsageError
-from harness.fsutil import atomic_write
+from harness.fsutil import atomic_write, user_output
 from harness.report.graph import graph_data, render_html, render_svg
 from harness.report.layout import ENGINES
 from harness.report.output import emit_json, err_console
@@ -109,6 +109,7 @@ def write_graph(file: Path | list[Path], output: Path, *, engine: str | None = N
 
 
 def run(args: argparse.Namespace) -> int:
+    user_output(args.output)  # before the analysis (seconds on a real project)
     with progress_bar() as bar:
         info = write_graph(args.file, args.output, engine=args.layout,
                            declarations=args.declarations, progress=bar)
