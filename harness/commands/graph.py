@@ -24,7 +24,7 @@ from harness.errors import ExitCode, InputError, UsageError
 from harness.fsutil import atomic_write, user_output
 from harness.report.graph import graph_data, render_html, render_svg
 from harness.report.layout import ENGINES
-from harness.report.output import emit_json, err_console
+from harness.report.output import emit_json, err_console, safe
 from harness.workspace import find_workspace
 
 FORMATS = {".html": "html", ".htm": "html", ".svg": "svg", ".json": "json"}
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         if info["layout_note"]:
             print(f"note: {info['layout_note']}", file=sys.stderr)
         for line in info["findings"]:  # exit 1 says there are findings: say which
-            print(line, file=sys.stderr)
+            print(safe(line), file=sys.stderr)  # labels are user text: no terminal escapes
         for line in info["warnings"]:
-            print(f"{line} (warning)", file=sys.stderr)
+            print(safe(f"{line} (warning)"), file=sys.stderr)
     return int(ExitCode.FINDINGS if info["findings"] else ExitCode.OK)

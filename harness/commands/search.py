@@ -22,6 +22,8 @@ from pathlib import Path
 
 from harness.commands._library import library_note
 from harness.errors import ExitCode, UsageError
+from rich.markup import escape
+
 from harness.report.output import console, emit_json
 
 FIELDS = ("name", "kind", "module", "file", "line", "signature", "doc", "score", "origin", "exact")
@@ -104,13 +106,15 @@ def run(args: argparse.Namespace) -> int:
         return int(ExitCode.OK if hits else ExitCode.FINDINGS)
     out = console()
     if not hits:
-        out.print(f"no declarations match {text!r}")
+        out.print(f"no declarations match {text!r}", markup=False)
         return int(ExitCode.FINDINGS)
     for i, h in enumerate(hits, 1):
-        out.print(f"[bold]{i:>2}. {h.name}[/]  [dim]{h.kind} · {h.module} · {h.file}:{h.line}"
-                  f" · {h.score:.3f}[/]")
+        # names and docs are the library's text: `[a, b]` in a docstring is an interval, not
+        # rich markup (it vanished; a stray `[/bold]` crashed the command)
+        out.print(f"[bold]{escape(f'{i:>2}. {h.name}')}[/]  [dim]{escape(h.kind)} · "
+                  f"{escape(h.module)} · {escape(h.file)}:{h.line} · {h.score:.3f}[/]")
         if h.signature:
             out.print(f"    {h.signature[:300]}", markup=False)
         if h.doc:
-            out.print(f"    [italic]{h.doc[:200]}[/]")
+            out.print(f"    [italic]{escape(h.doc[:200])}[/]")
     return int(ExitCode.OK)
