@@ -86,6 +86,11 @@ def run(args: argparse.Namespace) -> int:
     note = library_note(ws)
     if note:
         print(f"note: {note}", file=sys.stderr)
+    from harness.library.store import index_stale
+
+    if index_stale(ws):  # search reads the index as built; a refresh is `index`'s work
+        print("note: files changed since the library index was built: the answers are from "
+              "the index as it was (`python -m harness index` refreshes it)", file=sys.stderr)
     with build_progress(not args.json and args.batch is None) as progress:
         ix = open_index(ws, progress=progress)
     try:

@@ -311,6 +311,17 @@ class _UpToDate(Exception):
     """Every package and file is as the current index has it: no new file is built."""
 
 
+def index_stale(workspace: Path) -> bool:
+    """Has a source file changed since the index was built (an edit, a new file, a package)?
+    Read-only, size + mtime as a refresh compares them; no index, or an unreadable one: False
+    (opening it builds it)."""
+    path = index_path(workspace)
+    try:
+        return path.exists() and _changed(path, discover(workspace), workspace)
+    except (CorruptIndex, OSError, sqlite3.Error):
+        return False
+
+
 def _changed(path: Path, pkgs: list[Package], workspace: Path) -> bool:
     """Would a refresh change anything? (read-only, on the current index)"""
     con = check_index(path)
