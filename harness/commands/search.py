@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     note = library_note(ws)
     if note:
         print(f"note: {note}", file=sys.stderr)
-    from harness.library.store import index_stale
+    from harness.library.cli_support import index_stale
 
     if index_stale(ws):  # search reads the index as built; a refresh is `index`'s work
         print("note: files changed since the library index was built: the answers are from "

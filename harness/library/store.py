@@ -265,7 +265,7 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         old_ok, report.reason = False, "row ids grew sparse (posting arrays follow the ids); rebuilt"
     tmp.unlink(missing_ok=True)
     pkgs = [Package(CORPUS, workspace, "", False)] if corpus else discover(workspace)
-    if old_ok and not _changed(path, pkgs, workspace) and not (step and step.stale(path)):
+    if old_ok and not changed(path, pkgs, workspace) and not (step and step.stale(path)):
         report.packages, report.decls, report.files = _unchanged_report(path)
         raise _UpToDate()
     if old_ok:
@@ -311,18 +311,7 @@ class _UpToDate(Exception):
     """Every package and file is as the current index has it: no new file is built."""
 
 
-def index_stale(workspace: Path) -> bool:
-    """Has a source file changed since the index was built (an edit, a new file, a package)?
-    Read-only, size + mtime as a refresh compares them; no index, or an unreadable one: False
-    (opening it builds it)."""
-    path = index_path(workspace)
-    try:
-        return path.exists() and _changed(path, discover(workspace), workspace)
-    except (CorruptIndex, OSError, sqlite3.Error):
-        return False
-
-
-def _changed(path: Path, pkgs: list[Package], workspace: Path) -> bool:
+def changed(path: Path, pkgs: list[Package], workspace: Path) -> bool:
     """Would a refresh change anything? (read-only, on the current index)"""
     con = check_index(path)
     try:
