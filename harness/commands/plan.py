@@ -93,7 +93,7 @@ def print_plan(out, a, data: dict, *, show_all: bool) -> None:
         out.print(f"  … and {len(layers) - limit} more layers (`--all`)")
     path = data["critical_path"]
     if path:
-        out.print(f"\n[bold]Critical path[/] ({len(path)} nodes): "
+        out.print(f"\n[bold]Critical path[/] ({len(path)} node{'' if len(path) == 1 else 's'}): "
                   + clipped([esc(k) for k in path], limit, " -> "))
     out.print(f"[bold]Targets[/] ({len(data['targets'])}): "
               + (clipped([esc(k) for k in data["targets"]], limit) or "(none)"))

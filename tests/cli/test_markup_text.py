@@ -33,6 +33,8 @@ def test_labels_with_brackets_are_printed_as_written(tmp_path) -> None:
         assert r.returncode == code, (cmd, r.stderr)
         assert "internal error" not in r.stderr, (cmd, r.stderr)
         assert "lem:[/draft]" in r.stdout and "lem:[red]b" in r.stdout, (cmd, r.stdout)
+        if cmd == "plan":
+            assert "Critical path (1 node): lem:[/draft]" in r.stdout  # not "1 nodes"
 
 
 def test_search_prints_a_docstring_as_written(tmp_path) -> None:
