@@ -100,10 +100,15 @@ def _dot_alongside(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
     box: dict[str, object] = {}
     t0 = time.perf_counter()
 
+    def started(p: subprocess.Popen) -> None:
+        box["proc"] = p
+        if box.get("cancel"):  # given up before dot even started (^C at once)
+            _killpg(p)
+
     def work() -> None:
         try:
-            box["layout"] = _with_time(lambda: dot_layout(
-                exe, nodes, edges, timeout_s, started=lambda p: box.setdefault("proc", p)))
+            box["layout"] = _with_time(lambda: dot_layout(exe, nodes, edges, timeout_s,
+                                                          started=started))
         except BaseException as err:  # noqa: BLE001 - judged below, in the caller's thread
             box["error"] = err
 
@@ -118,6 +123,7 @@ def _dot_alongside(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
     finally:
         if worker.is_alive():  # out of time, or ^C: dot's whole process group goes
             killed = True
+            box["cancel"] = True  # then `started` sees it, or we see the process: either kills
             proc = box.get("proc")
             if isinstance(proc, subprocess.Popen):
                 _killpg(proc)

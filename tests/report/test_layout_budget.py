@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from harness.report import layout as layout_mod
 from harness.report.layout import layout
@@ -86,3 +89,23 @@ def test_the_share_grows_with_the_layered_engines_time(tmp_path, monkeypatch) ->
 
     monkeypatch.setattr(layout_mod, "layered_layout", slow)
     assert layout(boxes, edges, timeout_s=60).engine == "dot"
+
+
+def test_an_interrupt_during_the_layered_layout_kills_dot(tmp_path, monkeypatch) -> None:
+    """^C while the layered engine works (dot just started, or not yet): dot's group is killed
+    and its thread reaped, the interrupt goes on."""
+    pidfile = _fake_dot(tmp_path, monkeypatch, sleep_s=300)
+
+    def interrupted(*a, **k):
+        for _ in range(400):  # until dot runs (it writes its pid once it has read its input)
+            if pidfile.exists() and pidfile.read_text():
+                break
+            time.sleep(0.025)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(layout_mod, "layered_layout", interrupted)
+    _, boxes, edges = sample(20)
+    with pytest.raises(KeyboardInterrupt):
+        layout(boxes, edges, timeout_s=60)
+    assert not any(t.name == "dot" and t.is_alive() for t in threading.enumerate())
+    assert pidfile.exists() and _dead(int(pidfile.read_text()))
