@@ -17,6 +17,19 @@ def _umask() -> int:
     return mask
 
 
+def user_output(path: Path) -> Path:
+    """A file the user named (``-o``): its directory must exist already. A typo in the path must
+    not create a directory tree (as cp, tar, curl -o and gcc -o refuse); checked before any work,
+    so a long analysis does not end in "cannot write". Internal files (``.harness/…``) go through
+    :func:`atomic_write`, which creates their directories."""
+    parent = path.parent
+    if not parent.is_dir():
+        why = (f"{parent} is not a directory" if parent.exists()
+               else f"directory {parent} does not exist (create it first)")
+        raise UsageError(f"{path}: cannot write: {why}")
+    return path
+
+
 def atomic_write(path: Path | str, data: str | bytes, *, durable: bool = True) -> None:
     """Write a temporary file beside the target, then rename it over the target.
 

@@ -336,8 +336,13 @@ def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
     a = Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
                  findings, own=own, warnings=warnings, links=links, decl_deps=decl_deps,
                  label_cycles=label_cycles, label_blocks=block_of)
+    texts = {b.display_path: b for b in (*imports, bp)}  # where each link is written
+
+    def file_of(k: str) -> str:
+        return g.nodes[k].get("file") or bp.display_path
+
     a.warnings.extend(link_warnings(
-        ((k, g.nodes[k]["decl"], g.nodes[k].get("file") or bp.display_path) for k in own), links))
+        ((k, g.nodes[k]["decl"], file_of(k), texts.get(file_of(k))) for k in own), links))
     for k in own:  # an informal node's `\\uses` pass through LeanArchitect unchecked
         n = g.nodes[k]["decl"]
         if isinstance(n, InformalNode):

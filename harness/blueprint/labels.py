@@ -32,7 +32,9 @@ def check_labels(p: Scanner, decls: list[Decl]) -> None:
         if len({d.kind.is_proof for d in parts}) > 1:
             first, other = parts[0], next(d for d in parts if d.kind.is_proof
                                           != parts[0].kind.is_proof)
-            p.warn("label-collision", other.blueprint.span.start,  # type: ignore[union-attr]
+            span = other.blueprint.span  # type: ignore[union-attr]
+            at = p.text.find(f'"{label}"', span.start, span.end)  # the shared label itself
+            p.warn("label-collision", at if at >= 0 else span.start,
                    f"label `{label}` is shared by `{first.kind.value} {first.name}` and "
                    f"`{other.kind.value} {other.name}`: one node with both as parts",
                    label)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from harness.blueprint.model import Decl, Finding, InformalNode
+from harness.blueprint.model import Blueprint, Decl, Finding, InformalNode, Pos
 
 _REF = re.compile(r"\\([cC]ref|ref|autoref|eqref)\{([^}]*)\}")
 
@@ -56,15 +56,46 @@ def node_links(node, known: set[str]) -> list[Link]:
     return out
 
 
-def link_warnings(vertices: Iterable[tuple[str, Decl | InformalNode, str]],
+def link_pos(bp: Blueprint | None, node: Decl | InformalNode, link: Link) -> Pos:
+    """Where ``link`` is written: its first `\\macro{…}` in the part of the node's source its
+    prose came from (the `statement`/`proof`/`title` option, else the proof docstrings in the
+    body for a proof), as Lean gives positions (line
+    1-based, column 0-based in code points: Lean's `mkErrorStringWithPos`, src/Lean/Message.lean,
+    prints `Position.column`, which `FileMap.toPosition` counts from 0,
+    src/Lean/Data/Position.lean). Not found as written (a string-literal option escapes its
+    backslashes): the node's own position."""
+    if bp is None:
+        return node.pos
+    for start, end in (_region(bp, node, link.where), (node.span.start, node.span.end)):
+        for m in _REF.finditer(bp.text, start, end):
+            if m.group(1) == link.macro and link.target in (x.strip() for x in m.group(2).split(",")):
+                return bp.pos_of(m.start())
+    return node.pos
+
+
+def _region(bp: Blueprint, node: Decl | InformalNode, where: str) -> tuple[int, int]:
+    """The source offsets of the node's ``where`` prose (the whole node when not known)."""
+    b = node.blueprint
+    raw = b.fields.get(where) if b is not None else None
+    if b is not None and raw:
+        at = bp.text.find(raw, b.span.start, b.span.end)
+        if at >= 0:
+            return at, at + len(raw)
+    if isinstance(node, Decl) and where == "proof":  # the proof docstrings in the body
+        return node.body_span.start, node.body_span.end
+    return node.span.start, node.span.end
+
+
+def link_warnings(vertices: Iterable[tuple[str, Decl | InformalNode, str, Blueprint | None]],
                   links: dict[str, list[Link]]) -> list[Finding]:
-    """A link to a label that is neither a node nor a `\\label` anywhere: a warning (exit 0).
-    ``vertices``: (key, its declaration, its file) for each vertex of the file analysed."""
+    """A link to a label that is neither a node nor a `\\label` anywhere: a warning (exit 0) at
+    the reference itself. ``vertices``: (key, its declaration, its file, that file's parsed
+    blueprint) for each vertex of the file analysed."""
     out = []
-    for key, d, path in vertices:
+    for key, d, path, bp in vertices:
         for link in links.get(key, []):
             if not link.resolved:
                 out.append(Finding("dangling-link", f"\\{link.macro}{{{link.target}}} in the "
                                    f"{link.where} of `{key}` names no node or label",
-                                   path, d.pos, d.label))
+                                   path, link_pos(bp, d, link), d.label))
     return out

@@ -21,10 +21,10 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 from harness.blueprint.dag import Analysis
 from harness.commands._common import add_json_arg, load
 from harness.errors import ExitCode, InputError, UsageError
-from harness.fsutil import atomic_write
+from harness.fsutil import atomic_write, user_output
 from harness.report.graph import graph_data, render_html, render_svg
 from harness.report.layout import ENGINES
-from harness.report.output import emit_json, err_console
+from harness.report.output import emit_json, err_console, safe
 from harness.workspace import find_workspace
 
 FORMATS = {".html": "html", ".htm": "html", ".svg": "svg", ".json": "json"}
@@ -109,6 +109,7 @@ def write_graph(file: Path | list[Path], output: Path, *, engine: str | None = N
 
 
 def run(args: argparse.Namespace) -> int:
+    user_output(args.output)  # before the analysis (seconds on a real project)
     with progress_bar() as bar:
         info = write_graph(args.file, args.output, engine=args.layout,
                            declarations=args.declarations, progress=bar)
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         if info["layout_note"]:
             print(f"note: {info['layout_note']}", file=sys.stderr)
         for line in info["findings"]:  # exit 1 says there are findings: say which
-            print(line, file=sys.stderr)
+            print(safe(line), file=sys.stderr)  # labels are user text: no terminal escapes
         for line in info["warnings"]:
-            print(f"{line} (warning)", file=sys.stderr)
+            print(safe(f"{line} (warning)"), file=sys.stderr)
     return int(ExitCode.FINDINGS if info["findings"] else ExitCode.OK)

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from harness.errors import ExitCode, UsageError
-from harness.fsutil import atomic_write
+from harness.fsutil import atomic_write, user_output
 from harness.report.output import console, emit_json
 from harness.workspace import LAKEFILES, find_workspace
 
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
                              "lakefile.toml here or above); run it in the workspace, or pass -o FILE")
         out: Path = ws / CONFIG_NAME
     else:
-        out = args.output
+        out = user_output(args.output)
     text = render(args.vllm, args.model)
     backup = None
     if out.exists() or out.is_symlink():

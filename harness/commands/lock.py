@@ -22,6 +22,7 @@ from rich.markup import escape
 from harness.blueprint import parse_file
 from harness.commands._common import add_lean_args
 from harness.errors import ExitCode, UsageError
+from harness.fsutil import user_output
 from harness.gate.lock import default_lock_path, make_lock
 from harness.report.output import console, emit_json, err_console
 from harness.workspace import find_workspace
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if args.output is not None:
+        user_output(args.output)  # before Lean: a typo'd -o is said now, not after the compile
     bp = parse_file(args.file)  # InputError (exit 2) for a missing or malformed file
     lock = make_lock(bp, source=str(args.file))  # InputError for a file the gate cannot read
     note = None

@@ -12,7 +12,7 @@ from harness.commands._common import (
     require_nodes,
 )
 from harness.errors import ExitCode
-from harness.report.output import LIST_LIMIT, clipped, console, emit_json
+from harness.report.output import LIST_LIMIT, clipped, console, emit_json, esc
 from harness.report.summary import plan_dict
 
 
@@ -63,7 +63,7 @@ def headline(data: dict) -> str:
             f", {c['context_unfinished']} of them unfinished" if c["context_unfinished"]
             else "") + ")"
     informal = f", {st['informal']} informal" if st.get("informal") else ""
-    return (f"[bold]{data['file']}[/]: {c['nodes']} blueprint nodes{ordinary}; "
+    return (f"[bold]{esc(data['file'])}[/]: {c['nodes']} blueprint nodes{ordinary}; "
             f"{st.get('proved', 0)} proved, {st.get('ready', 0)} ready, "
             f"{st.get('open', 0) + st.get('waiting', 0)} waiting on dependencies{informal}")
 
@@ -75,7 +75,8 @@ def print_plan(out, a, data: dict, *, show_all: bool) -> None:
     out.print("\n[bold]Ready now[/] (dynamic leaves, critical-path priority):")
     for i, leaf in enumerate(leaves[:limit], 1):
         where = f"{leaf['file']}:{leaf['line']}" if leaf.get("file") else f"line {leaf['line']}"
-        out.print(f"  {i:>3}. {leaf['key']}  [dim](priority {leaf['priority']}, {where})[/]")
+        out.print(f"  {i:>3}. {esc(leaf['key'])}  [dim](priority {leaf['priority']}, "
+                  f"{esc(where)})[/]")
     if limit is not None and len(leaves) > limit:
         out.print(f"  … and {len(leaves) - limit} more (`--all` lists every one)")
     if not leaves:
@@ -86,16 +87,16 @@ def print_plan(out, a, data: dict, *, show_all: bool) -> None:
               f"{max(map(len, layers), default=0)}")
     width = None if show_all else 8
     for i, layer in enumerate(layers[:limit]):
-        names = [f"{k} (cycle)" if k in on_cycle else k for k in layer]
+        names = [esc(f"{k} (cycle)" if k in on_cycle else k) for k in layer]
         out.print(f"  {i}: " + clipped(names, width))
     if limit is not None and len(layers) > limit:
         out.print(f"  … and {len(layers) - limit} more layers (`--all`)")
     path = data["critical_path"]
     if path:
-        out.print(f"\n[bold]Critical path[/] ({len(path)} nodes): "
-                  + clipped(path, limit, " -> "))
+        out.print(f"\n[bold]Critical path[/] ({len(path)} node{'' if len(path) == 1 else 's'}): "
+                  + clipped([esc(k) for k in path], limit, " -> "))
     out.print(f"[bold]Targets[/] ({len(data['targets'])}): "
-              + (clipped(data["targets"], limit) or "(none)"))
+              + (clipped([esc(k) for k in data["targets"]], limit) or "(none)"))
 
 
 def load_exact(args: argparse.Namespace):
@@ -119,9 +120,9 @@ def print_exact(out, exact: dict) -> None:
             parts.append("Lean also uses " + ", ".join(d["missing_in_text"]))
         if d["extra_in_text"]:
             parts.append("the text also inferred " + ", ".join(d["extra_in_text"]))
-        out.print(f"  {d['label']} ({d['part']}): " + "; ".join(parts))
+        out.print(f"  {esc(d['label'])} ({esc(d['part'])}): " + esc("; ".join(parts)))
     for key, what in (("only_in_lean", "only in LeanArchitect's output"),
                       ("only_in_text", "not in LeanArchitect's output"),
                       ("not_inferred", "without inferred uses (JSON only)")):
         if exact[key]:
-            out.print(f"  {what}: " + ", ".join(exact[key]))
+            out.print(f"  {what}: " + esc(", ".join(exact[key])))

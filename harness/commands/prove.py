@@ -29,7 +29,7 @@ from harness.blueprint.source import parse_file
 from harness.commands._common import add_lake_arg
 from harness.didyoumean import node_hint
 from harness.errors import CannotCertify, ExitCode, InputError, UsageError
-from harness.report.output import console, emit_json, err_console
+from harness.report.output import console, emit_json, err_console, esc
 from harness.workspace import find_workspace, harness_dir
 
 STATUS_EXIT = {"proved": ExitCode.OK, "already_proved": ExitCode.OK,
@@ -162,10 +162,10 @@ METHOD_WORDS = {"tactics": "with the tactic portfolio", "llm": "by the model"}
 def _human(a: AttemptResult, applied: bool, gate: list[str], record: str | None,
            lean_missing: str | None, apply: bool) -> None:
     c = console()
-    c.print(f"{a.label}: [bold]{STATUS_WORDS.get(a.status, a.status)}[/bold] "
-            f"{METHOD_WORDS.get(a.method, a.method)} — {a.reason}")
+    c.print(f"{esc(a.label)}: [bold]{STATUS_WORDS.get(a.status, a.status)}[/bold] "
+            f"{METHOD_WORDS.get(a.method, a.method)} — {esc(a.reason)}")
     if lean_missing:
-        c.print(f"  note: {lean_missing}")
+        c.print(f"  note: {esc(lean_missing)}")
     if a.body:
         c.print("  body:")
         for ln in a.body.splitlines():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from harness.commands._common import add_json_arg
 from harness.errors import ExitCode, UsageError
-from harness.fsutil import atomic_write
+from harness.fsutil import atomic_write, user_output
 from harness.report.output import emit_json, err_console
 
 
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.report.runreport import build_report, find_run
 
     d = find_run(args.run)
-    out = args.output or d / "report.html"
+    out = user_output(args.output) if args.output is not None else d / "report.html"
     if out.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"{out}: the report is HTML (use a .html output)")
     with err_console().status("drawing the run report…"):

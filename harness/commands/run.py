@@ -24,7 +24,7 @@ from pathlib import Path
 from harness.commands._common import add_lake_arg
 from harness.didyoumean import path_hint
 from harness.errors import ExitCode, HarnessError, UsageError
-from harness.report.output import console, emit_json
+from harness.report.output import console, emit_json, esc
 from harness.workspace import find_workspace
 
 
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
                   f"${result.cost_usd:.4f}, {result.wall_time_s:.1f}s")
         for label, n in result.nodes.items():
             if n.status == "blocked":
-                out.print(f"  blocked {label}: {n.reason}")
+                out.print(f"  blocked {esc(label)}: {esc(n.reason)}")
         out.print(f"result: {session.dir / 'result.json'}  commit {result.final_commit}")
     return int(result.exit_code if result.exit_code in tuple(ExitCode) else ExitCode.FINDINGS)
 
@@ -147,14 +147,15 @@ def _plan_without_lean(file: Path, workspace: Path, *, quiet: bool) -> None:
     data = plan_dict(a)
     out = console()
     c = data["counts"]["by_state"]
-    out.print(f"[bold]{data['file']}[/]: {data['counts']['nodes']} nodes; "
+    out.print(f"[bold]{esc(data['file'])}[/]: {data['counts']['nodes']} nodes; "
               f"{c.get('proved', 0)} proved, {c.get('ready', 0)} ready now: "
-              + clipped([x["key"] for x in data["leaves"]], LIST_LIMIT))
+              + clipped([esc(x["key"]) for x in data["leaves"]], LIST_LIMIT))
     if data["critical_path"]:
-        out.print("critical path: " + clipped(data["critical_path"], LIST_LIMIT, " -> "))
-    out.print(f"graph: {graph}")
+        out.print("critical path: " + clipped([esc(k) for k in data["critical_path"]],
+                                              LIST_LIMIT, " -> "))
+    out.print(f"graph: {esc(graph)}")
     for f in a.findings:
-        out.print(f.line())
+        out.print(esc(f.line()))
 
 
 def _is_project(target: Path) -> bool:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from harness.commands._library import library_note
 from harness.errors import ExitCode, UsageError
+from rich.markup import escape
+
 from harness.report.output import console, emit_json
 
 FIELDS = ("name", "kind", "module", "file", "line", "signature", "doc", "score", "origin", "exact")
@@ -84,6 +86,11 @@ def run(args: argparse.Namespace) -> int:
     note = library_note(ws)
     if note:
         print(f"note: {note}", file=sys.stderr)
+    from harness.library.cli_support import index_stale
+
+    if index_stale(ws):  # search reads the index as built; a refresh is `index`'s work
+        print("note: files changed since the library index was built: the answers are from "
+              "the index as it was (`python -m harness index` refreshes it)", file=sys.stderr)
     with build_progress(not args.json and args.batch is None) as progress:
         ix = open_index(ws, progress=progress)
     try:
@@ -104,13 +111,15 @@ def run(args: argparse.Namespace) -> int:
         return int(ExitCode.OK if hits else ExitCode.FINDINGS)
     out = console()
     if not hits:
-        out.print(f"no declarations match {text!r}")
+        out.print(f"no declarations match {text!r}", markup=False)
         return int(ExitCode.FINDINGS)
     for i, h in enumerate(hits, 1):
-        out.print(f"[bold]{i:>2}. {h.name}[/]  [dim]{h.kind} · {h.module} · {h.file}:{h.line}"
-                  f" · {h.score:.3f}[/]")
+        # names and docs are the library's text: `[a, b]` in a docstring is an interval, not
+        # rich markup (it vanished; a stray `[/bold]` crashed the command)
+        out.print(f"[bold]{escape(f'{i:>2}. {h.name}')}[/]  [dim]{escape(h.kind)} · "
+                  f"{escape(h.module)} · {escape(h.file)}:{h.line} · {h.score:.3f}[/]")
         if h.signature:
             out.print(f"    {h.signature[:300]}", markup=False)
         if h.doc:
-            out.print(f"    [italic]{h.doc[:200]}[/]")
+            out.print(f"    [italic]{escape(h.doc[:200])}[/]")
     return int(ExitCode.OK)

@@ -14,7 +14,7 @@ from harness.commands._common import (
 )
 from harness.commands.plan import headline
 from harness.errors import ExitCode
-from harness.report.output import console, emit_json, safe
+from harness.report.output import console, emit_json, esc, safe
 from harness.report.nodeview import node_view
 from harness.report.summary import counts, finding_dict, node_dict, shown_path
 
@@ -97,9 +97,9 @@ def run(args: argparse.Namespace) -> int:
     shown = rows if args.all else rows[:TABLE_LIMIT]
     for r in shown:
         style = STATE_STYLE.get(r["state"], "")
-        t.add_row(safe(r["key"]), r["kind"], r["body"], f"[{style}]{r['state']}[/]",
+        t.add_row(esc(r["key"]), r["kind"], r["body"], f"[{style}]{r['state']}[/]",
                   str(r["priority"]),
-                  f"{shown_path(r['file'])}:{r['line']}" if r["file"] else str(r["line"]))
+                  esc(f"{shown_path(r['file'])}:{r['line']}") if r["file"] else str(r["line"]))
     out.print(t)
     if len(shown) < len(rows):
         out.print(f"… and {len(rows) - len(shown)} more nodes (`--all` lists every one, "
@@ -119,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
 
             out.print(safe(render(live["forecast"])))
     for k, b in person.items():
-        out.print(f"[bold red]needs a person[/] {safe(k)} ({b.kind}): {safe(b.explanation)}"
-                  f" — then `harness resume-node {safe(str(args.file))} {safe(k)}`")
+        out.print(f"[bold red]needs a person[/] {esc(k)} ({b.kind}): {esc(b.explanation)}"
+                  f" — then `harness resume-node {esc(args.file)} {esc(k)}`")
     print_problems(a)
     return int(code)
 

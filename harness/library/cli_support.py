@@ -6,8 +6,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import sqlite3
+
 from harness.errors import UsageError
-from harness.library.store import Progress
+from harness.library.integrity import CorruptIndex
+from harness.library.sources import discover
+from harness.library.store import Progress, changed, index_path
 from harness.workspace import LAKEFILES, find_workspace
 
 
@@ -21,6 +25,17 @@ def workspace_of(path: Path | None) -> Path:
         raise UsageError(f"{path or start}: not inside a Lake workspace (no lakefile.lean or "
                          "lakefile.toml here or above); pass --workspace DIR")
     return ws
+
+
+def index_stale(workspace: Path) -> bool:
+    """Has a source file changed since the index was built (an edit, a new file, a package)?
+    Read-only, size + mtime as a refresh compares them; no index, or an unreadable one: False
+    (opening it builds it)."""
+    path = index_path(workspace)
+    try:
+        return path.exists() and changed(path, discover(workspace), workspace)
+    except (CorruptIndex, OSError, sqlite3.Error):
+        return False
 
 
 @contextmanager

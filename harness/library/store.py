@@ -265,7 +265,7 @@ def _build(workspace: Path, path: Path, tmp: Path, rebuild: bool, report: BuildR
         old_ok, report.reason = False, "row ids grew sparse (posting arrays follow the ids); rebuilt"
     tmp.unlink(missing_ok=True)
     pkgs = [Package(CORPUS, workspace, "", False)] if corpus else discover(workspace)
-    if old_ok and not _changed(path, pkgs, workspace) and not (step and step.stale(path)):
+    if old_ok and not changed(path, pkgs, workspace) and not (step and step.stale(path)):
         report.packages, report.decls, report.files = _unchanged_report(path)
         raise _UpToDate()
     if old_ok:
@@ -311,7 +311,7 @@ class _UpToDate(Exception):
     """Every package and file is as the current index has it: no new file is built."""
 
 
-def _changed(path: Path, pkgs: list[Package], workspace: Path) -> bool:
+def changed(path: Path, pkgs: list[Package], workspace: Path) -> bool:
     """Would a refresh change anything? (read-only, on the current index)"""
     con = check_index(path)
     try:

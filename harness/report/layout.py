@@ -3,7 +3,9 @@
 ``dot`` (the engine leanblueprint users already have) runs as a subprocess with a timeout and
 ``-Tjson0`` output; its clusters group nodes by module. When ``dot`` is missing, fails, times
 out or the graph is big, :mod:`harness.report.layered` lays it out in this process: pure
-Python, so it cannot crash the process (igraph 1.0.0's Sugiyama segfaults: issue #19).
+Python, so it cannot crash the process (igraph 1.0.0's Sugiyama segfaults: issue #19). In
+"auto" the two run side by side, and ``dot`` gets a time in proportion to the layered engine's
+(:func:`_dot_alongside`): a graph too big for ``dot`` costs seconds, not the whole timeout.
 ``--layout igraph`` runs igraph's Sugiyama in a child process (:mod:`harness.report.igraph_child`)
 with a timeout; a crash there falls back to the layered engine with a note. All return the same
 :class:`Layout`, in pixels with the origin at the top left, dependencies above their users.
@@ -17,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -28,6 +31,11 @@ DPI = 72.0  # dot's points; we draw 1 point = 1 pixel
 DOT_MAX_NODES = 2500  # docs/benchmarks.md: dot's time grows fast past a few thousand nodes
 ENGINES = ("auto", "dot", "igraph", "layered")
 AUTO_DOT_TIMEOUT = 10.0  # seconds; then the layered engine, with a note
+# "auto": dot's wait after the layered engine is done, as a multiple of the layered engine's time
+# (dot/layered: 5-18x up to 1 000 generated nodes, docs/benchmarks.md; > 40x on the real
+# 978-node PrimeNumberTheoremAnd, where dot used to time out), never under DOT_MIN_WAIT_S
+DOT_PER_LAYERED = 10.0
+DOT_MIN_WAIT_S = 2.0
 KILL_WAIT_S = 5.0  # after a timeout's SIGKILL: the longest wait for the pipes, then for the exit
 IGRAPH_CHILD = [sys.executable, "-m", "harness.report.igraph_child"]  # tests swap it
 
@@ -56,6 +64,8 @@ def layout(nodes: list[NodeBox], edges: list[tuple[str, str]], *, engine: str = 
                                    f"above {DOT_MAX_NODES}; `--layout dot` forces it)")
     if engine in ("auto", "dot"):
         exe = dot_executable()
+        if exe is not None and engine == "auto":
+            return _dot_alongside(exe, nodes, edges, timeout_s, progress)
         if exe is not None:
             try:
                 return _with_time(lambda: dot_layout(exe, nodes, edges, timeout_s))
@@ -77,6 +87,64 @@ def layout(nodes: list[NodeBox], edges: list[tuple[str, str]], *, engine: str = 
     out = _with_time(lambda: layered_layout(nodes, edges, progress))
     out.note = note
     return out
+
+
+def _dot_alongside(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
+                   timeout_s: float, progress: Callable[[int, int], None] | None) -> Layout:
+    """"auto" with ``dot`` installed: ``dot`` runs in its own process while the layered engine
+    lays the graph out here; then ``dot`` gets DOT_PER_LAYERED times the layered engine's time
+    (at least DOT_MIN_WAIT_S, at most ``timeout_s``, counted from its start) before its process
+    group is killed and the layered layout, already made, is the answer. The layered engine's
+    time measures this graph on this machine under its current load, which a node count up
+    front does not: dot's cost depends on edges and module clusters too."""
+    box: dict[str, object] = {}
+    t0 = time.perf_counter()
+
+    def started(p: subprocess.Popen) -> None:
+        box["proc"] = p
+        if box.get("cancel"):  # given up before dot even started (^C at once)
+            _killpg(p)
+
+    def work() -> None:
+        try:
+            box["layout"] = _with_time(lambda: dot_layout(exe, nodes, edges, timeout_s,
+                                                          started=started))
+        except BaseException as err:  # noqa: BLE001 - judged below, in the caller's thread
+            box["error"] = err
+
+    worker = threading.Thread(target=work, name="dot", daemon=True)
+    worker.start()
+    early = killed = False  # early: stopped before its timeout, the layered engine was quicker
+    try:
+        fallback = _with_time(lambda: layered_layout(nodes, edges, progress))
+        budget = min(timeout_s, max(DOT_MIN_WAIT_S, DOT_PER_LAYERED * fallback.seconds))
+        worker.join(max(0.0, t0 + budget - time.perf_counter()))
+        early = worker.is_alive() and budget < timeout_s
+    finally:
+        if worker.is_alive():  # out of time, or ^C: dot's whole process group goes
+            killed = True
+            box["cancel"] = True  # then `started` sees it, or we see the process: either kills
+            proc = box.get("proc")
+            if isinstance(proc, subprocess.Popen):
+                _killpg(proc)
+            worker.join(2 * KILL_WAIT_S + 0.5)  # _run drains and reaps it (see _kill)
+    if "layout" in box:
+        return box["layout"]  # type: ignore[return-value]
+    err = box.get("error")
+    if early:
+        fallback.note = (f"dot did not finish in {budget:.1f} s ({DOT_PER_LAYERED:g}x the "
+                         f"layered engine's {fallback.seconds:.2f} s, at least "
+                         f"{DOT_MIN_WAIT_S:g} s); used the layered engine (`--layout dot` "
+                         "waits for it)")
+    elif err is None or isinstance(err, (subprocess.TimeoutExpired, OSError, ValueError,
+                                         KeyError, subprocess.CalledProcessError)):
+        why = (f"timed out after {timeout_s:g} s" if killed and not isinstance(err, StuckChild)
+               else _short(err))
+        fallback.note = f"dot failed ({why}); used the layered engine"
+    else:
+        raise err  # type: ignore[misc]  # a bug of ours, not dot's
+    fallback.seconds = round(time.perf_counter() - t0, 4)  # the wait for dot is layout time too
+    return fallback
 
 
 class ChildFailed(Exception):
@@ -184,9 +252,10 @@ def _stack_lines(nodes: list[NodeBox], edges: list[tuple[str, str]],
 
 
 def dot_layout(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
-               timeout_s: float) -> Layout:
+               timeout_s: float, started: Callable[[subprocess.Popen], object] | None = None
+               ) -> Layout:
     src, back = dot_source(nodes, edges)
-    g = json.loads(_run(exe, src.encode(), timeout_s))
+    g = json.loads(_run(exe, src.encode(), timeout_s, started))
     _, _, bw, bh = (float(v) for v in g["bb"].split(","))
     height = bh + 2 * MARGIN
 
@@ -222,11 +291,15 @@ class StuckChild(subprocess.TimeoutExpired):
     """Timed out, and the process group was still not gone KILL_WAIT_S after SIGKILL."""
 
 
-def _run(exe: str | list[str], data: bytes, timeout_s: float) -> bytes:
-    """``dot -Tjson0`` (or an argv) in its own process group, killed as a whole on timeout."""
+def _run(exe: str | list[str], data: bytes, timeout_s: float,
+         started: Callable[[subprocess.Popen], object] | None = None) -> bytes:
+    """``dot -Tjson0`` (or an argv) in its own process group, killed as a whole on timeout.
+    ``started(p)``: told the process (another thread may kill its group early)."""
     argv = [exe, "-Tjson0"] if isinstance(exe, str) else exe
     p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
+    if started is not None:
+        started(p)
     try:
         out, err = p.communicate(data, timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -246,10 +319,7 @@ def _kill(p: subprocess.Popen) -> bool:
     process that left the group (its own session) may hold the pipes open forever, and a child
     in uninterruptible sleep (D state) cannot die yet. Then stop reading: the pipes are closed
     and an unreaped child is left to subprocess's own clean-up. False when that happened."""
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    _killpg(p)
     try:
         p.communicate(timeout=KILL_WAIT_S)
         return True
@@ -263,6 +333,13 @@ def _kill(p: subprocess.Popen) -> bool:
     except subprocess.TimeoutExpired:
         pass
     return False
+
+
+def _killpg(p: subprocess.Popen) -> None:
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _spline_path(pos: str, pt) -> str:

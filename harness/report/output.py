@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from harness.gate.sanitize import printable
 
@@ -44,8 +45,15 @@ class SafeConsole(Console):
 
 
 def safe(text: Any) -> str:
-    """A value from user input, made printable (for table cells and plain `print`)."""
+    """A value from user input, made printable (for plain `print` and ``markup=False``)."""
     return printable(str(text))
+
+
+def esc(text: Any) -> str:
+    """A value from user input inside rich markup (a table cell, an f-string with `[bold]`):
+    printable, and its brackets are text (a label `lem:[/draft]` crashed `plan` with a
+    MarkupError; `[a, b]` in a docstring vanished)."""
+    return escape(printable(str(text)))
 
 
 def console() -> Console:

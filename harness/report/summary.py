@@ -117,9 +117,9 @@ _NAMED = re.compile(r"names `([^`]+)`|\\(?:c?ref|uses)\{([^}]+)\}")
 def dangling_hints(a: Analysis) -> None:
     """A reference to an unknown label or name gets the closest known one: `(did you mean
     `lem:sum-to-zero`?)`."""
-    from harness.didyoumean import suggest
+    from harness.didyoumean import Suggester
 
-    pool: list[str] | None = None
+    pool: Suggester | None = None
     for items in (a.findings, a.warnings):
         for i, f in enumerate(items):
             if not f.code.startswith("dangling") or "did you mean" in f.message:
@@ -127,10 +127,11 @@ def dangling_hints(a: Analysis) -> None:
             m = _NAMED.search(f.message)
             if m is None:
                 continue
-            if pool is None:
-                pool = [*a.graph.nodes, *(n for k in a.graph for p in a.parts(k) for n in p.names)]
+            if pool is None:  # prepared once: a real project has ~10 000 labels and names
+                pool = Suggester([*a.graph.nodes,
+                                  *(n for k in a.graph for p in a.parts(k) for n in p.names)])
             word = (m.group(1) or m.group(2)).strip('"').removeprefix("label:")
-            best = suggest(word, pool, cutoff=0.75)
+            best = pool(word, cutoff=0.75)
             if best and best != word:
                 items[i] = replace(f, message=f"{f.message} (did you mean `{best}`?)")
 

@@ -177,3 +177,23 @@ def test_generated_dag_is_acyclic_and_consistent():
         assert all(p in a.proved for p in a.graph.predecessors(k))
     prios = [a.priority[k] for k in a.leaves]
     assert prios == sorted(prios, reverse=True)
+
+
+def test_a_dangling_link_is_located_at_the_reference_itself():
+    """FILE:LINE:COL of the `\\ref` (Lean's columns: 0-based code points), not of the
+    declaration: the `statement` option after multi-byte characters, the `proof` option (its
+    first line has none), two labels in one `\\Cref`, a proof docstring in the body."""
+    a = A('''
+        @[blueprint "lem:a" (statement := /-- see ∑ᵢ₁ \\cref{lem:nope} -/)
+          (proof := /-- first
+          then \\Cref{lem:gone, lem:a} -/)]
+        theorem a : True := by
+          sorry
+        @[blueprint "lem:b"]
+        theorem b : True := by
+          /-- Proof: by \\ref{in:body}. -/
+          trivial
+    ''')
+    where = {w.message.split(" ")[0]: str(w.pos) for w in a.warnings if w.code == "dangling-link"}
+    assert where == {"\\cref{lem:nope}": "2:46", "\\Cref{lem:gone}": "4:7",
+                     "\\ref{in:body}": "9:16"}, where

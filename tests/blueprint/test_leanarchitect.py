@@ -95,7 +95,8 @@ def test_label_across_unrelated_kinds_is_a_warning_not_a_finding(tmp_path):
     assert a.parts("x")[1].name == "x_pos"
     r = harness("plan", str(f))
     assert r.returncode == 0, r.stderr
-    assert f"{f}:2:0: label `x` is shared by `def x` and `theorem x_pos`" in r.stderr
+    # at the label the second declaration shares (Lean's column: 0-based)
+    assert f"{f}:2:12: label `x` is shared by `def x` and `theorem x_pos`" in r.stderr
     assert "(warning)" in r.stderr
 
 

@@ -83,6 +83,8 @@ def test_lock_output_unwritable(ws: Path, tmp_path: Path):
 
 
 def test_lock_output_ok_still_writes(ws: Path):
+    # a missing directory is refused (tests/cli/test_output_dir.py); an existing one is written to
+    (ws / "sub" / "dir").mkdir(parents=True)
     p = harness("lock", "Base.lean", "-o", "sub/dir/b.lock.json", "--json", cwd=ws)
     assert p.returncode == 0, p.stderr
     assert json.loads((ws / "sub/dir/b.lock.json").read_text())["source"] == "Base.lean"
