@@ -119,3 +119,42 @@ def test_ray_s_processes_do_not_inherit_the_held_signals() -> None:
     assert masks, out
     term = 1 << (signal.SIGTERM - 1)
     assert all(not m & term for m in masks), out  # Ray blocks SIGINT in them itself, not TERM
+
+
+def test_sigterm_while_run_starts_its_ray_is_143_with_the_record(tmp_path) -> None:
+    """The whole command: `run --executor ray` (it starts its own Ray) and a SIGTERM while
+    ray.init runs: 143, one line, result.json says interrupted in the preflight."""
+    import json
+
+    from harness.orchestrator.state import run_dir
+    from tests.orchestrator.support import fake_env, workspace
+
+    f = workspace(tmp_path)
+    ws = f.parent.parent
+    (ws / "harness.toml").write_text('[tactics]\ntactics = ["omega"]\n\n[run]\n'
+                                     'lean_memory_gb = 0.1\n')
+    env = fake_env({**RAY_ENV, "HARNESS_UNSAFE_NO_SANDBOX": "1"})
+    p = subprocess.Popen([sys.executable, "-m", "harness", "run", str(f), "--executor", "ray",
+                          "--workers", "1", "--json"], cwd=ws, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not any("gcs_server" in c for c in _children(p.pid)):
+            assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+            time.sleep(0.02)
+        os.kill(p.pid, signal.SIGTERM)
+        out, err = p.communicate(timeout=180)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == 143, err[-3000:]
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "harness: terminated"
+    res = json.loads((run_dir(ws, f) / "result.json").read_text())
+    assert json.loads(out) == res
+    assert res["stop_reason"] == "interrupted" and res["exit_code"] == 143
+    assert res["phase"] == "preflight (Lean, Ray)"
+    deadline = time.monotonic() + 30
+    while _session(p.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _session(p.pid) == []
