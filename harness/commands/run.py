@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         with guard.interrupts(lambda: session[0].result if session else None):
             return _run(args, guard, session)
     except KeyboardInterrupt:
-        if args.json and not session and guard.result is not None:
+        if args.json and guard.result is not None:  # the guard wrote it: no session did
             emit_json(guard.result)  # as a session's record is (the one line goes to stderr)
         raise
 
