@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     guard = RunGuard(find_workspace(args.file), args.file)
     session: list = []  # the session once made: its own record wins
     try:
-        with guard.interrupts(lambda: session[0].result if session else None):
+        with guard.interrupts(lambda: session[0] if session else None):
             return _run(args, guard, session)
     except KeyboardInterrupt:
         if args.json and guard.result is not None:  # the guard wrote it: no session did
@@ -123,8 +123,7 @@ def _run(args: argparse.Namespace, guard, made: list) -> int:
         guard.phase = "starting the session"
         view = PlainView(sys.stderr) if quiet else make_view(args.live)
         session = run_.session(view)
-        made.append(session)
-        guard.phase = session.phase  # until its lock is taken: then its own record
+        made.append(session)  # from its lock on, the session writes its own record
         try:
             result = session.run(run_.services, run_.preflight)
         except (HarnessError, KeyboardInterrupt):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import signal
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from pydantic import ValidationError
 
@@ -34,17 +34,22 @@ class RunGuard:
         self.dir = run_dir(workspace, self.file)
         self.phase = "starting"
         self.result: RunResult | None = None  # the record this guard wrote
+        self.opened = False  # a session opened its event log (it may have merged since)
 
     @contextmanager
-    def interrupts(self, written: Callable[[], RunResult | None]) -> Iterator[None]:
-        """On an interrupt inside: unless ``written()`` (the session's record) exists, write
-        this one; the interrupt goes on to the CLI (130 / 143, one line)."""
+    def interrupts(self, session: Callable[[], Any]) -> Iterator[None]:
+        """On an interrupt inside: unless ``session()`` (the run's session, once made) wrote
+        its record, write this one; the interrupt goes on to the CLI (130 / 143, one line)."""
         try:
             yield
         except KeyboardInterrupt as err:
             procs.shield()  # a second ^C must not leave the record half-done
             try:
-                if written() is None:
+                made = session()
+                if made is not None:  # it stopped before its record (its lock, its log)
+                    self.phase = made.phase
+                    self.opened = made.log is not None
+                if made is None or made.result is None:
                     procs.kill_children()  # e.g. the preflight's `lake env lean --version`
                     term = signals.received() == signal.SIGTERM or (
                         signals.received() is None and isinstance(err, signals.Terminated))
@@ -68,8 +73,10 @@ class RunGuard:
             result = result.model_copy(update={
                 "stop_reason": "interrupted", "exit_code": code, "phase": self.phase,
                 "wall_time_s": 0.0,
-                "notes": [f"{word} while {self.phase}, before the run's session started: "
-                          "nothing was merged"]})
+                "notes": [f"{word} in the phase '{self.phase}', " + (
+                    "and the session did not write its record (its events.jsonl has what it "
+                    "did)" if self.opened else "before the run's session started: nothing was "
+                    "merged")]})
             atomic_write(self.dir / "result.json", result.model_dump_json(indent=2) + "\n")
             return result
         except HarnessError:  # e.g. a read-only workspace: the exit status still says it
