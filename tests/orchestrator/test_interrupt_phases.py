@@ -166,3 +166,28 @@ def test_an_interrupt_in_stage_1_keeps_its_phase_and_the_next_one_keeps_the_node
     assert again["phase"] == "preflight" and again["stop_reason"] == "interrupted"
     assert again["nodes"] == first["nodes"] and again["sessions"] == first["sessions"]
     assert again["final_commit"] == first["final_commit"] is not None
+
+
+def test_a_live_run_s_record_is_never_written_over(tmp_path) -> None:
+    """Another `run` of the same file is live (it holds the run lock): the interrupted one
+    writes nothing — the live run's result.json is its own."""
+    import socket
+
+    from harness.orchestrator.runguard import RunGuard
+    from harness.orchestrator.state import _proc_start
+
+    f = workspace(tmp_path)
+    ws = f.parent.parent
+    guard = RunGuard(ws, f)
+    guard.dir.mkdir(parents=True)
+    (guard.dir / "result.json").write_text("theirs")
+    (guard.dir / "lock.json").write_text(json.dumps({
+        "pid": os.getppid(), "host": socket.gethostname(), "start": _proc_start(os.getppid())}))
+    assert guard.write(130) is None
+    assert (guard.dir / "result.json").read_text() == "theirs"
+    assert (guard.dir / "lock.json").exists()  # still theirs
+    (guard.dir / "lock.json").unlink()  # gone: now it writes, over an unreadable record
+    res = guard.write(143)
+    assert res is not None and res.exit_code == 143 and res.phase == "starting"
+    assert json.loads((guard.dir / "result.json").read_text())["stop_reason"] == "interrupted"
+    assert not (guard.dir / "lock.json").exists()
