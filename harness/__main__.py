@@ -33,6 +33,12 @@ def _leave(signum: int, frame: object) -> None:
 
 
 code = _run()
+if code in (130, 143):
+    # interrupted, cleaned up: exit with that status now. CPython would otherwise end a process
+    # whose KeyboardInterrupt once left an exec() of a string (a dataclass or namedtuple being
+    # made while the ^C landed) by killing itself with SIGINT, even though it was caught
+    # (Python/pythonrun.c run_eval_code_obj; the kill: python/cpython#11862)
+    _leave(signal.SIGINT, None)
 signal.signal(signal.SIGINT, _leave)
 signal.signal(signal.SIGTERM, _leave)
 sys.exit(code)

@@ -47,6 +47,8 @@ class RunOptions:
     lake: str | None = None
     model: str | None = None  # --model: every role's model, over the tiers too
     overrides: dict[str, Any] = field(default_factory=dict)  # RunSettings fields from flags
+    on_phase: Callable[[str], None] | None = None  # told what assembling does now (the record
+    # of an interrupt says where it hit)
 
 
 @dataclass
@@ -162,6 +164,8 @@ def assemble(options: RunOptions) -> RunAssembly:
     tiers = [] if o.model else [(t.after_failures, t.model) for t in config.role("prove").tiers]
     out = RunAssembly(o, config, settings, tc, checks=checks, tiers=tiers)
     if (o.target.is_file() or o.project) and tc is not None:
+        if o.on_phase is not None:
+            o.on_phase("reading LeanArchitect's dependencies (lake build :blueprintJson)")
         out.adjust, note = exact_adjust(o.target, o.workspace, o.lake)
         out.notes.append(note)
     return out

@@ -47,7 +47,9 @@ def install() -> None:
         return
     _owner[:] = [os.getpid()]
     signal.signal(signal.SIGTERM, on_signal)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    from harness import _interrupted_early  # the command's start-up handler (harness/__init__)
+
+    if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _interrupted_early):
         signal.signal(signal.SIGINT, on_signal)
 
 

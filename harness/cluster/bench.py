@@ -120,7 +120,8 @@ def executor_benchmark(n_nodes: int = 60, workers: int = 2, mean_s: float = 0.2,
     require_ray()
     import ray
 
-    from harness.cluster.executor import RayExecutor, connect
+    from harness.cluster.connect import connect
+    from harness.cluster.executor import RayExecutor
     from harness.cluster.worker import WorkerSpec
 
     local = _one_run(lambda runner, n: LocalExecutor(sleep_runner(mean_s=mean_s), n),

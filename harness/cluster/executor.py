@@ -17,9 +17,7 @@ no secrets) and sends back an :class:`AttemptResult` with its cost and where it 
 from __future__ import annotations
 
 import os
-import signal
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -41,78 +39,6 @@ LOST_ERRORS = ("WorkerCrashedError", "NodeDiedError", "ObjectLostError", "OwnerD
                "TaskCancelledError")
 
 Notify = Callable[[str, dict[str, Any]], None]
-
-
-def connect(address: str | None, *, workers: int, runtime_env: dict[str, Any] | None = None
-            ) -> bool:
-    """Join the cluster at ``address`` ("auto": the one ``ray start`` runs here), or start a
-    Ray instance on this machine with ``workers`` CPUs. True when this process started it."""
-    if ray.is_initialized():
-        return False
-    _errors_to_stderr()
-    kw: dict[str, Any] = dict(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False,
-                              logging_level="ERROR", runtime_env=runtime_env)
-    term = _sigterm_handler()
-    try:
-        if address is None:
-            ray.init(num_cpus=workers, **kw)
-            return True
-        ray.init(address=address, **kw)
-        return False
-    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as err:
-        where = address or "this machine"
-        raise UsageError(f"run: cannot reach a Ray cluster at {where}: "
-                         f"{str(err).splitlines()[0] if str(err) else type(err).__name__} "
-                         "(start one with `ray start --head`, docs/cluster.md)") from None
-    finally:
-        _restore_sigterm(term)
-
-
-def _sigterm_handler() -> Any:
-    """The process's SIGTERM handler (None: not on the main thread, nothing to keep)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.getsignal(signal.SIGTERM)
-
-
-def _restore_sigterm(handler: Any) -> None:
-    """ray.init replaces the driver's SIGTERM handler with ``sys.exit(15)``
-    (ray/_private/worker.py, ``init``): a SIGTERM would then skip the run's clean-up (no
-    143, no result.json saying "interrupted"). The harness's own handler
-    (harness/signals.py) is put back."""
-    if handler is not None and signal.getsignal(signal.SIGTERM) is not handler:
-        signal.signal(signal.SIGTERM, handler)
-
-
-def _errors_to_stderr() -> None:
-    """Ray's driver prints the raylet's error messages ("A worker died …") on *stdout*
-    (ray/_private/worker.py, listen_error_messages), which would corrupt `run --json`; they go
-    to stderr instead (the executor reports a lost worker as its own `lost` event)."""
-    try:
-        from ray._private import worker as ray_worker
-    except ImportError:
-        return
-    original = getattr(ray_worker, "print_to_stdstream", None)
-    if original is None or getattr(original, "_harness", False):
-        return
-
-    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
-        original({**data, "is_err": True}, ignore_prefix)
-
-    to_stderr._harness = True  # type: ignore[attr-defined]
-    ray_worker.print_to_stdstream = to_stderr
-
-
-def check_capacity(lean_memory_gb: float) -> None:
-    """Some node must hold one attempt's Lean plus the node's warm Lean."""
-    nodes = [n for n in ray.nodes() if n.get("Alive")]
-    need = 2 * lean_memory_gb * GIB
-    if not any(n["Resources"].get("CPU", 0) >= 1 and n["Resources"].get("memory", 0) >= need
-               for n in nodes):
-        best = max((n["Resources"].get("memory", 0) for n in nodes), default=0) / GIB
-        raise UsageError(f"run: no Ray node has a CPU and {need / GIB:g} GB of memory for an "
-                         f"attempt's Lean and the node's warm Lean (largest: {best:.1f} GB); "
-                         "set [run] lean_memory_gb")
 
 
 # ---- the attempt task ----------------------------------------------------------------------

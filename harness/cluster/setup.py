@@ -49,7 +49,8 @@ def worker_spec(settings: Any, cfg: Any, workspace: Path, lake: str | None) -> A
 def make_ray_executor(settings: Any, cfg: Any, workspace: Path, lake: str | None,
                       notify: Callable[[str, dict[str, Any]], None] | None = None) -> Any:
     require_ray()
-    from harness.cluster.executor import RayExecutor, check_capacity, connect
+    from harness.cluster.connect import check_capacity, connect
+    from harness.cluster.executor import RayExecutor
 
     runtime_env = None
     if settings.ray_workspace == "runtime_env":

@@ -62,6 +62,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.orchestrator.runguard import RunGuard
+
+    # the run's id (workspace + target) and so its record exist from here: an interrupt before
+    # the session wrote result.json leaves one saying so, and in which phase
+    guard = RunGuard(find_workspace(args.file), args.file)
+    session: list = []  # the session once made: its own record wins
+    try:
+        with guard.interrupts(lambda: session[0] if session else None):
+            return _run(args, guard, session)
+    except KeyboardInterrupt:
+        if args.json and guard.result is not None:  # the guard wrote it: no session did
+            emit_json(guard.result)  # as a session's record is (the one line goes to stderr)
+        raise
+
+
+def _run(args: argparse.Namespace, guard, made: list) -> int:
     import sys
 
     from harness.assemble import RunOptions, assemble
@@ -69,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.orchestrator.view import PlainView, make_view
 
     file: Path = args.file
+    guard.phase = "reading the blueprint"
     with progress_bar() as bar:  # telling a project from a file reads every file under it
         bar.add_task("reading the blueprint", total=None)
         project = _is_project(file)
@@ -88,28 +105,35 @@ def run(args: argparse.Namespace) -> int:
         from harness.lean.sandbox import UNSAFE_ENV
         os.environ[UNSAFE_ENV] = "1"
     # config, settings, Ray, preflight (exit 2 before any work), LeanArchitect's edges
+    guard.phase = "preflight"
     run_ = assemble(RunOptions(
         file, workspace, project=project, source=args.source, config=args.config,
         lake=args.lake, model=args.model,
         overrides={"workers": args.workers, "max_rounds": args.max_rounds,
                    "budget": args.budget, "stage": args.stage, "batch_size": args.batch_size,
                    "batch_window": args.batch_window, "executor": args.executor,
-                   "ray_address": args.ray_address}))
-    if (file.is_file() or project) and run_.toolchain is None:
-        _plan_without_lean(file, workspace, quiet=args.json)
-    # without Lean nothing will run: no live panel of unknown counts left on the terminal
-    quiet = args.json or run_.toolchain is None
-    view = PlainView(sys.stderr) if quiet else make_view(args.live)
-    session = run_.session(view)
+                   "ray_address": args.ray_address},
+        on_phase=lambda phase: setattr(guard, "phase", phase)))
     try:
-        result = session.run(run_.services, run_.preflight)
-    except (HarnessError, KeyboardInterrupt):
-        view.close()
-        if args.json and session.result is not None:  # result.json was written: show it too
-            emit_json(session.result)  # (the one-line error still goes to stderr)
-        raise
+        if (file.is_file() or project) and run_.toolchain is None:
+            guard.phase = "planning without Lean"
+            _plan_without_lean(file, workspace, quiet=args.json)
+        # without Lean nothing will run: no live panel of unknown counts left on the terminal
+        quiet = args.json or run_.toolchain is None
+        guard.phase = "starting the session"
+        view = PlainView(sys.stderr) if quiet else make_view(args.live)
+        session = run_.session(view)
+        made.append(session)  # from its lock on, the session writes its own record
+        try:
+            result = session.run(run_.services, run_.preflight)
+        except (HarnessError, KeyboardInterrupt):
+            view.close()
+            if args.json and session.result is not None:  # result.json was written: show it
+                emit_json(session.result)  # (the one-line error still goes to stderr)
+            raise
+        finally:
+            view.close()
     finally:
-        view.close()
         run_.close()
     if args.json:
         emit_json(result)

@@ -53,13 +53,16 @@ class ProjectSession(Session):
         ended = False  # the run reached its end: no thread still reads the records
         try:
             if preflight is not None:
+                self.phase = "preflight (Lean, Ray)"
                 preflight(self)
+            self.phase = "stage 1"
             stop1 = (self._stage1(services_factory, preflight, log)
                       if self.settings.stage in ("1", "all") else None)
             undone = undo_pending(self.dir / PENDING, self.workspace)
             if undone:
                 self._note(undone)
             self._undo_round(log)
+            self.phase = "opening the records"
             records = self._records(log, state)
             first = records[0][1]
             if stop1 is not None or self.settings.stage == "1":
@@ -71,6 +74,7 @@ class ProjectSession(Session):
             state = self.state = self.reconcile(first, log, state)
             units: list[FileUnit] = []
             services: Services | None = None
+            self.phase = "setting up the services"
             for sub, rec in self._subs:
                 sub.log, sub.state = log, state
                 svc = services_factory(sub, rec)
@@ -89,8 +93,10 @@ class ProjectSession(Session):
                                max_attempts=s.max_attempts, budget=s.budget,
                                adjust=self.adjust, attempt_usd=s.attempt_usd, race=s.race,
                                tiers=self.tiers)
+            self.phase = "starting workers"
             executor = services.make_executor(services.runner, s.workers)
             try:
+                self.phase = "stage 2"
                 stage2 = ProjectStage2(target=self.file, workspace=self.workspace, units=units,
                                        run_id=self.run_id, log=log, state=state,
                                        executor=executor, cfg=cfg, notify=self.notify)
@@ -217,7 +223,8 @@ class ProjectSession(Session):
         """The files' results in one: every node of every file, the worst exit code."""
         if not self._subs:
             return RunResult(run_id=self.run_id, file=str(self.file), final_commit=None,
-                             stop_reason=stop, exit_code=int(code), notes=self.notes,
+                             stop_reason=stop, exit_code=int(code), phase=self.phase,
+                             notes=self.notes,
                              attempts=sum(st.attempts.values()), tokens=st.tokens,
                              cost_usd=round(st.cost, 6), sessions=st.sessions)
         parts = []
@@ -237,7 +244,8 @@ class ProjectSession(Session):
                 reason = stop
         needs = {k: v for p in parts for k, v in p.needs_person.items()}
         return RunResult(run_id=self.run_id, file=str(self.file), final_commit=parts[0].
-                         final_commit, stop_reason=reason, exit_code=final, nodes=nodes,
+                         final_commit, stop_reason=reason, exit_code=final,
+                         phase=self.phase, nodes=nodes,
                          counts=counts, attempts=sum(st.attempts.values()), tokens=st.tokens,
                          cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes,
                          needs_person=needs)

@@ -59,6 +59,7 @@ class Session:
         self.state: RunState = RunState()
         self.result: RunResult | None = None  # set once result.json is written (any exit path)
         self.certification: str | None = None  # stage 2's final certification, when it ran
+        self.phase = "taking the run lock"  # what it does now: result.json says where it stopped
         self.t0 = time.time()
 
     # ---- setup ------------------------------------------------------------------------------
@@ -135,7 +136,9 @@ class Session:
         ended = False  # the session ran to its end: no thread still reads the record
         try:
             if preflight is not None:  # e.g. find Lean: without it, stop before touching anything
+                self.phase = "preflight (Lean, Ray)"
                 preflight(self)
+            self.phase = "opening the record"
             record = Record(self.workspace, self.file)
             record.run_id = self.run_id
             if record.exclude(harness_dir(self.workspace)):  # run state: never untracked noise
@@ -151,12 +154,14 @@ class Session:
                 raise InputError(self.file, 1, 0, "no such file (stage 1 constructs it from "
                                  "--source)")
             state = self.state = self.reconcile(record, log, state)
+            self.phase = "setting up the services"
             services = services_factory(self, record)
             for n in services.notes:
                 self._note(n)
             stop, code = "nothing to do", ExitCode.OK
             blocked: dict[str, str] = dict(state.blocked)
             if self.settings.stage in ("1", "all"):
+                self.phase = "stage 1"
                 src = source_text(self.source, self.dir / "source.txt")
                 out1 = stage1(record=record, log=log, state=state, agents=services.stage1,
                               source=src, max_rounds=self.settings.max_rounds,
@@ -177,8 +182,10 @@ class Session:
                                    budget=self.settings.budget, adjust=self.adjust,
                                    attempt_usd=self.settings.attempt_usd,
                                    race=self.settings.race, tiers=self.tiers)
+                self.phase = "starting workers"
                 executor = services.make_executor(services.runner, self.settings.workers)
                 try:
+                    self.phase = "stage 2"
                     out = Stage2(run_id=self.run_id, record=record, log=log, state=state,
                                  executor=executor, gate=services.make_gate(), cfg=cfg,
                                  notify=self.notify, certifier=services.certifier,
@@ -354,7 +361,8 @@ class Session:
         escalated = {n: b for n, b in memory_store(self.workspace).blockers().items()
                      if n in blocked and blocked[n].startswith("needs a person")}
         return RunResult(run_id=self.run_id, file=str(self.file), final_commit=head,
-                         stop_reason=stop, exit_code=int(code), nodes=nodes, counts=counts,
+                         stop_reason=stop, exit_code=int(code), phase=self.phase,
+                         nodes=nodes, counts=counts,
                          attempts=sum(st.attempts.values()), tokens=st.tokens,
                          cost_usd=round(st.cost, 6), sessions=st.sessions, notes=self.notes,
                          needs_person=escalated)

@@ -55,6 +55,8 @@ class RunResult(BaseModel):
     final_commit: str | None
     stop_reason: str
     exit_code: int
+    # what the run was doing when it stopped ("preflight", "stage 2", …): where an interrupt hit
+    phase: str | None = None
     nodes: dict[str, NodeResult] = Field(default_factory=dict)
     counts: dict[str, int] = Field(default_factory=dict)
     attempts: int = 0

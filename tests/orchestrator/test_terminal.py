@@ -69,6 +69,7 @@ def _check_interrupted(ws: Path, f: Path, code: int) -> dict:
     d = run_dir(ws, f)
     res = json.loads((d / "result.json").read_text())
     assert res["stop_reason"] == "interrupted" and res["exit_code"] == code
+    assert res["phase"] == "stage 2"  # where it was stopped
     assert res["counts"] == {"proved": 0, "open": 14, "blocked": 0}
     assert (d / "report.html").is_file()
     assert not (d / "lock.json").exists()

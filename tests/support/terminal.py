@@ -39,7 +39,8 @@ def _read(fd: int, wait: float) -> bytes | None:
 
 def interrupt_in_terminal(args: list[str], *, cwd: Path, env: dict[str, str],
                           ready: Callable[[str], bool], timeout: float = 120,
-                          keys: bytes = b"\x03") -> TerminalRun:
+                          keys: bytes = b"\x03",
+                          on_start: Callable[[int], None] | None = None) -> TerminalRun:
     """Run ``python -m harness ARGS`` in a pty; press ``keys`` once ``ready(output so far)``;
     wait for it to end. The child is killed (and the test fails) after ``timeout`` seconds."""
     pid, fd = pty.fork()
@@ -50,6 +51,8 @@ def interrupt_in_terminal(args: list[str], *, cwd: Path, env: dict[str, str],
             os.execve(sys.executable, [sys.executable, "-m", "harness", *args], env)
         finally:
             os._exit(127)
+    if on_start is not None:  # the child's pid: also its session's and process group's id
+        on_start(pid)
     buf, pressed, status = b"", False, None
     deadline = time.monotonic() + timeout
     try:
