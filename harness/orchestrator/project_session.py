@@ -54,12 +54,15 @@ class ProjectSession(Session):
         try:
             if preflight is not None:
                 preflight(self)
-            stop1 = (self._stage1(services_factory, preflight, log)
-                      if self.settings.stage in ("1", "all") else None)
+            # a stage-2 merge or repair round cut short by a kill is undone first: a file's
+            # stage 1 (one added since) commits on the branch, which the undo then could not
+            # tell from the cut-short commit (an unjudged merge kept; a round not undone)
             undone = undo_pending(self.dir / PENDING, self.workspace)
             if undone:
                 self._note(undone)
             self._undo_round(log)
+            stop1 = (self._stage1(services_factory, preflight, log)
+                      if self.settings.stage in ("1", "all") else None)
             records = self._records(log, state)
             first = records[0][1]
             if stop1 is not None or self.settings.stage == "1":

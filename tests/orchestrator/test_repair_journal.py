@@ -13,6 +13,12 @@ import git
 
 from harness.orchestrator import repairjournal as rj
 from harness.orchestrator.events import voided
+from harness.orchestrator.project_session import ProjectSession
+from harness.orchestrator.run import RunSettings, Services
+from tests.orchestrator.repair_support import (events, fake_path, locked_gate, restating,
+                                               run_locked)
+from tests.orchestrator.support import fake_certifier
+from tests.orchestrator.test_project_rollback import node, project, proving
 
 
 class Log:
@@ -65,3 +71,34 @@ def test_only_the_rounds_own_events_name_files_to_build_again(tmp_path):
                {"seq": 3, "kind": "restate", "file": "Gen/B.lean"},
                {"seq": 4, "kind": "note", "file": "Gen/A.lean"}])
     assert rj.undo(journal, repo, log, "run-1") == ["Gen/B.lean"]
+
+
+def test_a_resumed_run_undoes_an_interrupted_round_before_any_files_stage_1(tmp_path,
+                                                                             monkeypatch):
+    """Stage 1 of a file (one added to the project since) commits on the branch: the round's
+    undo comes first, or it would find a commit not of this run and refuse (exit 2)."""
+    monkeypatch.setenv("PATH", fake_path())
+    project(tmp_path, node("lem:a1", "a1"), node("lem:b1", "b1"))
+    s, res, log = run_locked(tmp_path, restating({}, {}, []))
+    assert res.exit_code == 0, res.stop_reason
+    # a repair round of this run cut short (kill -9) at the head it started from
+    rj.begin(s.dir / rj.JOURNAL, git.Repo(tmp_path).head.commit.hexsha, log[-1]["seq"], {})
+    seen: list[bool] = []
+
+    def stage1(self, factory, preflight, log):
+        seen.append(any("a repair round was interrupted" in n for n in self.notes))
+        return None  # every file's statements are locked already
+
+    monkeypatch.setattr(ProjectSession, "_stage1", stage1)
+
+    def factory(session, record):
+        g = locked_gate(session, record, tmp_path)
+        return Services(runner=proving, make_gate=lambda: g, certifier=fake_certifier(record))
+
+    again = ProjectSession(tmp_path / "Gen", RunSettings(stage="all", batch_window=0.05),
+                           workspace=tmp_path)
+    res2 = again.run(factory)
+    assert seen == [True], seen
+    assert res2.exit_code == 0, res2.stop_reason
+    assert not (s.dir / rj.JOURNAL).exists()
+    assert events(s.dir)[-1]["kind"] == "run_finished"
