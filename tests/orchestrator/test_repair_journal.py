@@ -13,6 +13,7 @@ import git
 
 from harness.orchestrator import repairjournal as rj
 from harness.orchestrator.events import voided
+from harness.orchestrator.project_importers import PENDING
 from harness.orchestrator.project_session import ProjectSession
 from harness.orchestrator.run import RunSettings, Services
 from tests.orchestrator.repair_support import (events, fake_path, locked_gate, restating,
@@ -83,10 +84,13 @@ def test_a_resumed_run_undoes_an_interrupted_round_before_any_files_stage_1(tmp_
     assert res.exit_code == 0, res.stop_reason
     # a repair round of this run cut short (kill -9) at the head it started from
     rj.begin(s.dir / rj.JOURNAL, git.Repo(tmp_path).head.commit.hexsha, log[-1]["seq"], {})
-    seen: list[bool] = []
+    # and a merge's importer marker (one naming no commit of the branch: only cleared)
+    (s.dir / PENDING).write_text('{"file": "Gen/A.lean", "parent": null, "batch": "b0"}\n')
+    seen: list[tuple[bool, bool]] = []
 
     def stage1(self, factory, preflight, log):
-        seen.append(any("a repair round was interrupted" in n for n in self.notes))
+        seen.append((any("a repair round was interrupted" in n for n in self.notes),
+                     (self.dir / PENDING).exists()))
         return None  # every file's statements are locked already
 
     monkeypatch.setattr(ProjectSession, "_stage1", stage1)
@@ -98,7 +102,7 @@ def test_a_resumed_run_undoes_an_interrupted_round_before_any_files_stage_1(tmp_
     again = ProjectSession(tmp_path / "Gen", RunSettings(stage="all", batch_window=0.05),
                            workspace=tmp_path)
     res2 = again.run(factory)
-    assert seen == [True], seen
+    assert seen == [(True, False)], seen
     assert res2.exit_code == 0, res2.stop_reason
     assert not (s.dir / rj.JOURNAL).exists()
     assert events(s.dir)[-1]["kind"] == "run_finished"
