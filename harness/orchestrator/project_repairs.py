@@ -181,6 +181,7 @@ class BreakageRepairs:
                 self._undo(up, before, seq0, f"{up}: rolled back with the round's repair "
                                              f"that failed: {reason}", lock)
         if chain:
-            return (f"{chain[-1]}: the restated file breaks the files importing it: "
+            # not "breaks": the importer may have failed on its own (a Mathlib bump)
+            return (f"{chain[-1]}: a file importing it still fails and was not repaired: "
                     f"{reason} (the repair was rolled back)")
         return reason + (" (the repair was rolled back)" if not nested else "")
