@@ -153,7 +153,7 @@ _shown = shown
 
 class ImporterChecks(BreakageRepairs):
     """ProjectStage2's importer compile, rollback and breakage repair (project_stage2.py;
-    it provides ``_advance``, ``_relock``, ``_sync``, ``notify`` and ``record``)."""
+    it provides ``_advance``, ``_sync``, ``notify`` and ``record``)."""
 
     units: dict[str, Any]
     log: Any

@@ -101,6 +101,12 @@ class BreakageRepairs:
             rel = next(iter(queue))
             msgs = queue.pop(rel)
             u = self.units[rel]
+            if rel not in cause:  # found broken while a file it imports was: that file's
+                # repair goes back with its own, whichever batch found it (the race decides
+                # only whether it was found before that repair or queued by it)
+                ups = [k for k in kept if k in self._imported_files(rel)]
+                if ups:
+                    cause[rel] = ups[0]
             if u.repair is None:  # nothing to try: the repairs that queued it go back too
                 return False, self._unwind(rel, "no repair step configured", kept, cause)
             before, seq0, lock = u.record.head(), self.log.seq, self._lock_before(rel)
@@ -130,6 +136,15 @@ class BreakageRepairs:
                 queue[r], cause[r] = m, rel
             done.append(f"{rel}: {why}")
         return True, "; ".join(done) or "nothing to repair"
+
+    def _imported_files(self, rel: str) -> set[str]:
+        """The project files ``rel`` imports, transitively."""
+        closure = self._project.closure  # type: ignore[attr-defined]
+        files = self._files  # type: ignore[attr-defined]
+        mine = next((b for b in files if self._rel[id(b)] == rel), None)  # type: ignore[attr-defined]  # noqa: E501
+        ids = closure.get(id(mine), set()) if mine is not None else set()
+        return {self._rel[id(b)] for b in files  # type: ignore[attr-defined]
+                if id(b) in ids and b is not mine}  # (a file's closure holds the file)
 
     def _in_import_order(self, broken: dict[str, list[str]]) -> dict[str, list[str]]:
         """The broken files and the project files they import that fail too (found broken
@@ -166,6 +181,7 @@ class BreakageRepairs:
                 self._undo(up, before, seq0, f"{up}: rolled back with the round's repair "
                                              f"that failed: {reason}", lock)
         if chain:
-            return (f"{chain[-1]}: the restated file breaks the files importing it: "
+            # not "breaks": the importer may have failed on its own (a Mathlib bump)
+            return (f"{chain[-1]}: a file importing it still fails and was not repaired: "
                     f"{reason} (the repair was rolled back)")
         return reason + (" (the repair was rolled back)" if not nested else "")

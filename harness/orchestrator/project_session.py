@@ -55,13 +55,17 @@ class ProjectSession(Session):
             if preflight is not None:
                 self.phase = "preflight (Lean, Ray)"
                 preflight(self)
-            self.phase = "stage 1"
-            stop1 = (self._stage1(services_factory, preflight, log)
-                      if self.settings.stage in ("1", "all") else None)
+            # a stage-2 merge or repair round cut short by a kill is undone first: a file's
+            # stage 1 (one added since) commits on the branch, which the undo then could not
+            # tell from the cut-short commit (an unjudged merge kept; a round not undone)
+            self.phase = "undoing an interrupted merge or repair round"
             undone = undo_pending(self.dir / PENDING, self.workspace)
             if undone:
                 self._note(undone)
             self._undo_round(log)
+            self.phase = "stage 1"
+            stop1 = (self._stage1(services_factory, preflight, log)
+                      if self.settings.stage in ("1", "all") else None)
             self.phase = "opening the records"
             records = self._records(log, state)
             first = records[0][1]

@@ -139,6 +139,7 @@ class ProjectStage2(ImporterChecks, Stage2):
         self.importers_broken: str | None = None
         self._broken: dict[str, list[str]] = {}  # file -> its failures outside any batch
         self._requeue: set[str] = set()  # nodes whose proof was rolled back with another's
+        self._split_into: set[str] = set()  # files a kept repair split was merged into
         self._hidden: dict[str, str] = {}  # a file whose merge is being judged -> head before
         self._hidden_lock = threading.Lock()
         self._pw: ProjectWork | None = None
@@ -251,6 +252,8 @@ class ProjectStage2(ImporterChecks, Stage2):
                 else:
                     total.commit = out.commit
                     total.merged += out.merged
+                    if any(c.role == "repair" for c in out.merged):
+                        self._split_into.add(rel)  # relocked once the batch is applied
             self._show(rel)  # judged (kept or rolled back); an exception leaves it held
             pi.clear(self._pending)
         return total
@@ -265,11 +268,16 @@ class ProjectStage2(ImporterChecks, Stage2):
                 advance(other.gate, key, digest)
 
     def _relock(self) -> bool:
+        """After a batch merged a repair split (stage2_gate): the lock of each file it was
+        merged into pins its new nodes. No other file's statements changed, and relocking one
+        is a Lean compile of its text — for a file broken outside any batch, impossible
+        (CannotCertify) before its repair round."""
         done = False
-        for u in self.units.values():
-            relock = getattr(u.gate, "relock", None)
+        files, self._split_into = self._split_into, set()
+        for rel in sorted(files):
+            relock = getattr(self.units[rel].gate, "relock", None)
             if relock is not None:
-                relock(u.record.head_text())
+                relock(self.units[rel].record.head_text())
                 done = True
         return done
 

@@ -81,8 +81,14 @@ def undo(path: Path, repo: git.Repo, log: Any, run_id: str) -> list[str] | None:
     for p, text in (data.get("locks") or {}).items():
         if Path(p).parent.is_dir():
             atomic_write(Path(p), text)
-    _void(log, int(data.get("seq", 0)))
-    files = sorted(set(data.get("rebuild") or ()) | set(changed))
+    seq = int(data.get("seq", 0))
+    # a repair the round already undid itself (a kill after its branch reset, before its
+    # module was built again) left no commit to diff, but its module may be built from the
+    # repaired text: every file the round's events name is built again too
+    touched = {e["file"] for e in log.events if e.get("seq", 0) > seq
+               and e.get("kind") in VOIDABLE and isinstance(e.get("file"), str)}
+    _void(log, seq)
+    files = sorted(set(data.get("rebuild") or ()) | set(changed) | touched)
     if files != data.get("rebuild"):
         atomic_write(path, json.dumps({**data, "rebuild": files}) + "\n")
     return files

@@ -334,7 +334,7 @@ def test_an_importer_whose_repair_fails_takes_its_imports_repair_back_with_it(tm
 
     s, res, log = run(tmp_path, monkeypatch, proving, repair=repair)
     assert calls == ["Gen/A.lean", "Gen/B.lean"] and res.exit_code == 1, (calls, res)
-    assert "Gen/A.lean: the restated file breaks the files importing it: Gen/B.lean" in \
+    assert "Gen/A.lean: a file importing it still fails and was not repaired: Gen/B.lean" in \
         res.stop_reason and "(the repair was rolled back)" in res.stop_reason
     # both files as before the round; both repairs' events voided
     assert BROKEN_A in fa.read_text() and BROKEN_B in fb.read_text()

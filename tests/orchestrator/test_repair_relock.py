@@ -16,12 +16,14 @@ from __future__ import annotations
 import hashlib
 
 import git
+import pytest
 
 from harness.gate.lock import load_lock
 from harness.gate.verify import verify
 from tests.orchestrator.repair_support import (BROKEN_A, BROKEN_B, FIXED_A, FIXED_B, fake_path,
                                                lock_files, restating, run_locked)
 from tests.orchestrator.test_project_rollback import node, project
+from tests.orchestrator.test_repair_round_rules import Ordering, hold_first_batch
 
 
 def two_files(ws):
@@ -71,17 +73,26 @@ def test_each_kept_repair_is_relocked_and_the_importers_repair_is_not_refused(tm
     assert not git.Repo(tmp_path).is_dirty()
 
 
+@pytest.mark.parametrize("batches", ["a-first", "one-batch"])
 def test_a_repair_changing_a_locked_statement_is_refused_with_the_locks_reason(tmp_path,
-                                                                              monkeypatch):
+                                                                              monkeypatch,
+                                                                              batches):
     # A's repair is kept; B's also weakens `b1`'s statement, which it neither restated nor had
-    # audited: its lock refuses it, and A's repair (which queued B) goes back with it
+    # audited: its lock refuses it, and A's repair (B imports A) goes back with it — whether
+    # B was queued by A's repair (A's round first: B's attempt ends once A's repair step ran)
+    # or found broken with A in one gate batch (held until both candidates wait): the
+    # batches' race decides nothing
     monkeypatch.setenv("PATH", fake_path())
+    order = Ordering("Gen/A.lean" if batches == "a-first" else None)
+    if batches == "one-batch":
+        hold_first_batch(monkeypatch, {"lem:a1", "lem:b1"})
     fa, fb = two_files(tmp_path)
     before = {f: f.read_text() for f in (fa, fb)}
     sneaky = {BROKEN_B: FIXED_B, "theorem b1 : (True) ↔ (True)": "theorem b1 : True"}
     calls: list[str] = []
     repair = restating({"Gen/A.lean": {BROKEN_A: FIXED_A}, "Gen/B.lean": sneaky},
-                       {"Gen/A.lean": ["broken_a"], "Gen/B.lean": ["broken_b"]}, calls)
+                       {"Gen/A.lean": ["broken_a"], "Gen/B.lean": ["broken_b"]}, calls,
+                       after=order.after)
     locks0: dict[str, bytes] = {}
 
     def lock_gate(session, record, ws):
@@ -91,9 +102,12 @@ def test_a_repair_changing_a_locked_statement_is_refused_with_the_locks_reason(t
         locks0[record.rel] = g.lock_file.read_bytes()
         return g
 
-    s, res, log = run_locked(tmp_path, repair, gate=lock_gate)
+    s, res, log = run_locked(tmp_path, repair, gate=lock_gate, runner=order.runner, workers=2)
+    assert order.waited == ([True] if batches == "a-first" else []), order.waited
     assert calls == ["Gen/A.lean", "Gen/B.lean"], (calls, res.stop_reason)
     assert res.exit_code == 1, res.stop_reason
+    assert [e["files"] for e in log if e["kind"] == "breakage"] == (
+        [["Gen/A.lean"]] if batches == "a-first" else [["Gen/A.lean", "Gen/B.lean"]])
     assert "its statement lock refuses the repaired file" in res.stop_reason, res.stop_reason
     assert "Gen/B.lean:" in res.stop_reason and "[lock] lem:b1: statement changed" in \
         res.stop_reason, res.stop_reason
