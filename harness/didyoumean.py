@@ -59,7 +59,9 @@ class Suggester:
 
 
 def _bag(np, text: str):
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    # a file name of undecodable bytes holds lone surrogates (os.fsdecode): counted, not refused;
+    # little-endian on every machine, as encoded
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     return np.bincount(np.minimum(codes, _BAG_CHARS), minlength=_BAG_CHARS + 1).astype(np.int32)
 
 

@@ -27,7 +27,7 @@ from harness.blueprint.imports import imported_modules, module_path
 from harness.blueprint.model import Blueprint, CommandKind
 from harness.blueprint.parse import parse_text
 from harness.blueprint.source import parse_file
-from harness.errors import InputError
+from harness.errors import UsageError
 
 Adjust = Callable[[dict[str, DeclDeps]], None]
 SKIP_DIRS = {".lake", ".git", ".harness", "build", "lake-packages", "__pycache__"}
@@ -134,7 +134,7 @@ def load_project(target: Path, workspace: Path, cache: ParseCache | None = None,
     if target.is_dir():
         found = lean_files(target)
         if not found:
-            raise InputError(target, 1, 0, "a directory with no Lean files")
+            raise UsageError(f"{target}: a directory with no Lean files")  # no line on a dir
         root = parse_text("", target)
         project = build(workspace, found, cache)
     else:

@@ -84,12 +84,16 @@ def signals_held() -> Iterator[None]:
         os.register_at_fork(after_in_child=_child_mask)
         _at_fork.append(True)
     saved = {s: signal.getsignal(s) for s in HELD}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
-    _held_mask.append(old)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, [])  # read only: nothing to undo yet
     try:
+        # inside the try: a signal that came just before is handled as a call here returns,
+        # and its KeyboardInterrupt must still unblock (else the mask stays for good)
+        _held_mask.append(old)
+        signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
         yield
     finally:
-        _held_mask.pop()
+        if _held_mask and _held_mask[-1] is old:
+            _held_mask.pop()
         for s, handler in saved.items():
             if handler is not None and signal.getsignal(s) is not handler:
                 signal.signal(s, handler)

@@ -75,12 +75,12 @@ def run(args: argparse.Namespace) -> int:
     how = "built" if report.rebuilt else "refreshed"
     out.print(f"index {how}: {report.decls} declarations from {report.files} files "
               f"({report.scanned} scanned) in {report.seconds:.2f} s, "
-              f"{report.bytes / 1e6:.1f} MB -> {report.path}")
+              f"{report.bytes / 1e6:.1f} MB -> {report.path}", markup=False)  # paths: text
     if report.reason and report.reason != "no index yet":
-        out.print(f"  ({report.reason})")
+        out.print(f"  ({report.reason})", markup=False)
     for p in report.packages:
         state = "unchanged" if p.reused else f"{p.scanned} files scanned"
-        out.print(f"  {p.name:<20} {p.rev[:16]:<16} {p.decls:>8} decls  {state}")
+        out.print(f"  {p.name:<20} {p.rev[:16]:<16} {p.decls:>8} decls  {state}", markup=False)
     if ex is not None and not ex.error:
         if ex.ran and ex.constants:
             out.print(f"  exact pass (Lean, {', '.join(ex.modules)}): {ex.constants} constants, "

@@ -147,7 +147,7 @@ def _save_transcript(workspace: Path, attempt: AttemptResult) -> str | None:
         f.write_text(attempt.model_dump_json(indent=2), encoding="utf-8")
         return str(f)
     except OSError as err:
-        err_console().print(f"warning: could not save the transcript: {err}")
+        err_console().print(f"warning: could not save the transcript: {err}", markup=False)
         return None
 
 

@@ -75,5 +75,6 @@ def run(args: argparse.Namespace) -> int:
         emit_json(out)
     else:
         console().print(f"{safe(args.label)}: back to the provers"
-                        + ("; the next `harness run` schedules it" if logged else ""))
+                        + ("; the next `harness run` schedules it" if logged else ""),
+                        markup=False)
     return int(ExitCode.OK)

@@ -147,7 +147,8 @@ def _run(args: argparse.Namespace, guard, made: list) -> int:
         for label, n in result.nodes.items():
             if n.status == "blocked":
                 out.print(f"  blocked {esc(label)}: {esc(n.reason)}")
-        out.print(f"result: {session.dir / 'result.json'}  commit {result.final_commit}")
+        out.print(f"result: {session.dir / 'result.json'}  commit {result.final_commit}",
+                  markup=False)  # the workspace's path is text
     return int(result.exit_code if result.exit_code in tuple(ExitCode) else ExitCode.FINDINGS)
 
 

@@ -110,14 +110,11 @@ def run(args: argparse.Namespace) -> int:
         out.print(describe_run(live))
         _print_placement(out, live)
         if project:  # per file: running / gate / queued / proved / blocked, spend (a DIR run)
-            from harness.orchestrator.project_status import render as render_files
-
-            for line in render_files(live):
-                out.print(safe(line), highlight=False)
+            _print_project(out, live)
         if live.get("forecast"):
             from harness.orchestrator.forecast import render
 
-            out.print(safe(render(live["forecast"])))
+            out.print(safe(render(live["forecast"])), markup=False)
     for k, b in person.items():
         out.print(f"[bold red]needs a person[/] {esc(k)} ({b.kind}): {esc(b.explanation)}"
                   f" — then `harness resume-node {esc(args.file)} {esc(k)}`")
@@ -168,14 +165,22 @@ def _needs_person(file: Path) -> dict:
     return memory_store(find_workspace(file)).blockers()
 
 
+def _print_project(out, live: dict) -> None:
+    """A project run's lines, one per file (their labels, paths and reasons are user text)."""
+    from harness.orchestrator.project_status import render as render_files
+
+    for line in render_files(live):
+        out.print(safe(line), highlight=False, markup=False)
+
+
 def _print_placement(out, live: dict) -> None:
     """Where attempts ran and run (a Ray executor logs node, host and worker pid)."""
     hosts = live.get("hosts") or {}
     if hosts:
         out.print("attempts by host: " + ", ".join(
-            f"{h} {v['attempts']}" + (f" ({v['lost']} lost)" if v.get("lost") else "")
+            f"{esc(h)} {v['attempts']}" + (f" ({v['lost']} lost)" if v.get("lost") else "")
             for h, v in sorted(hosts.items())))
     for w in live.get("workers") or []:
         if w.get("host"):
-            out.print(f"  running {w['node']} #{w.get('attempt')} on {w['host']} "
-                      f"(node {str(w.get('node_id', ''))[:12]}, pid {w.get('pid')})")
+            out.print(f"  running {esc(w['node'])} #{esc(w.get('attempt'))} on {esc(w['host'])} "
+                      f"(node {esc(str(w.get('node_id', ''))[:12])}, pid {esc(w.get('pid'))})")

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import HarnessError, InputError, UsageError
+from harness.errors import HarnessError, UsageError
 from harness.library.rank import QueryContext
 from harness.library.visible import Rows, imported_modules, position
 
@@ -26,7 +26,7 @@ class Where:
 
 
 def at(rows: Rows, ws: Path, spec: str) -> Where:
-    """`FILE:LINE` -> the context there (InputError/UsageError with one located line)."""
+    """`FILE:LINE` -> the context there (UsageError with one located line)."""
     m = _AT.match(spec)
     if m is None:
         raise UsageError(f"{spec}:1:0: --at wants FILE:LINE (a Lean file and a 1-based line)")
@@ -118,4 +118,6 @@ def for_label(rows: Rows, ws: Path, label: str) -> Where:
                 return node_context(rows, ws, bp, bp.node(label))
     close = difflib.get_close_matches(label, sorted(labels), n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
-    raise InputError(ws, 1, 0, f"no blueprint node `{label}` in the workspace's Lean files{hint}")
+    # the workspace is a directory: no FILE:LINE:COL to point at, a plain usage line
+    raise UsageError(f"search: --for {label}: no blueprint node `{label}` in the Lean files "
+                     f"of {ws}{hint}")

@@ -21,7 +21,7 @@ from harness.blueprint.dag import Analysis, analyse
 from harness.blueprint.model import Blueprint
 from harness.blueprint.parse import parse_text
 from harness.blueprint.project import ParseCache, Project, build, is_root_module, lean_files
-from harness.errors import InputError
+from harness.errors import UsageError
 
 
 @dataclass
@@ -48,7 +48,7 @@ def project_files(target: Path, workspace: Path, cache: ParseCache | None = None
     if target.is_dir():
         found = lean_files(target)
         if not found:
-            raise InputError(target, 1, 0, "a directory with no Lean files")
+            raise UsageError(f"{target}: a directory with no Lean files")  # no line on a dir
         return build(workspace, found, cache)
     project = build(workspace, [target], cache)
     root = cache.get(target)

@@ -9,6 +9,9 @@ from typing import Any
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
+
+from harness.gate.sanitize import printable
 
 
 class PlainView:
@@ -95,8 +98,9 @@ class LiveView:
         t = Table("worker", "node", "attempt", "for", box=None)
         now = time.monotonic()
         for w, (node, att, since) in sorted(self.workers.items()):
-            t.add_row(str(w), node, str(att), f"{now - since:.0f}s")
-        return Group(head, t, *self._nodes(), *self.last)
+            t.add_row(str(w), Text(printable(node)), str(att), f"{now - since:.0f}s")
+        # labels, hosts and Lean's messages are text: `lem:[/draft]` is not markup
+        return Group(head, t, *self._nodes(), *(Text(printable(line)) for line in self.last))
 
     def _nodes(self) -> list[Table]:
         nodes = self.cluster.get("nodes") or []
@@ -105,7 +109,8 @@ class LiveView:
         t = Table("cluster node", "host", "running", "done", "load", "warm Lean", box=None)
         for n in nodes:
             warm = n.get("warm_s")
-            t.add_row(str(n.get("node_id", ""))[:12], str(n.get("host", "?")),
+            t.add_row(Text(printable(str(n.get("node_id", ""))[:12])),
+                      Text(printable(str(n.get("host", "?")))),
                       str(len(n.get("running") or [])), str(n.get("done", 0)),
                       str(n.get("loadavg", "?")), "gone" if n.get("gone")
                       else (f"{warm:.1f}s" if warm is not None else "-"))

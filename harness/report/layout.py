@@ -113,9 +113,9 @@ def _dot_alongside(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
             box["error"] = err
 
     worker = threading.Thread(target=work, name="dot", daemon=True)
-    worker.start()
     early = killed = False  # early: stopped before its timeout, the layered engine was quicker
     try:
+        worker.start()  # inside: a ^C handled as it returns still kills dot (its own session)
         fallback = _with_time(lambda: layered_layout(nodes, edges, progress))
         budget = min(timeout_s, max(DOT_MIN_WAIT_S, DOT_PER_LAYERED * fallback.seconds))
         worker.join(max(0.0, t0 + budget - time.perf_counter()))

@@ -52,3 +52,13 @@ def test_the_prepared_pool_answers_as_difflib_does() -> None:
             assert s(w, cutoff) == want, (w, cutoff)
             found += want is not None
     assert found > 40  # the comparison is about real suggestions, not only "none"
+
+
+def test_a_name_that_is_not_utf8_is_screened_too() -> None:
+    """A file name of undecodable bytes reaches the pool as lone surrogates (os.fsdecode):
+    the bags count it (no UnicodeEncodeError, an 'internal error' exit 3 for a typo'd path in a
+    directory of BAG_MIN entries), and the answer is difflib's."""
+    pool = [f"entry{i:05d}" for i in range(BAG_MIN)] + ["caf\udce9_notes.txt"]
+    for word in ("caf\udce9_notez.txt", "cafe_notes.txt", "entry0001x"):
+        assert Suggester(pool)(word) == reference(word, pool, 0.6)
+    assert Suggester(pool)("caf\udce9_notez.txt") == "caf\udce9_notes.txt"

@@ -62,3 +62,11 @@ def test_bad_input_is_one_line_with_exit_code(lib_ws: Path, tmp_path: Path):
     assert r.returncode == 1 and "Broken.lean:2:0: unterminated comment" in r.stderr
     r = harness("search", "zzzz", "qqqq", cwd=lib_ws)
     assert r.returncode == 1 and "no declarations match" in r.stdout
+
+
+def test_index_prints_a_bracketed_path_as_written(lib_ws: Path):
+    """The workspace's path is text, not rich markup: `ws[red]x` lost its `[red]`."""
+    ws = lib_ws.rename(lib_ws.with_name("ws[red]x"))
+    r = harness("index", cwd=ws)
+    assert r.returncode == 0, r.stderr
+    assert f"-> {ws / '.harness' / 'index' / 'library.sqlite'}" in r.stdout, r.stdout

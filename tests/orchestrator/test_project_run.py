@@ -56,3 +56,15 @@ def test_run_on_a_project_refuses_source_and_a_project_without_nodes_in_one_line
         assert r.returncode == 2, r.stderr
         (line,) = r.stderr.strip().splitlines()
         assert words in line
+
+
+def test_a_directory_without_lean_files_is_a_plain_usage_line(tmp_path):
+    """A directory has no line or column: `DIR: …`, not `DIR:1:0: …` (plan, status, run)."""
+    (tmp_path / "lakefile.lean").write_text("import Lake\n")
+    (tmp_path / "Nothing").mkdir()
+    for cmd in ("plan", "status", "run"):
+        r = subprocess.run([sys.executable, "-m", "harness", cmd, "Nothing"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert r.returncode == 2, (cmd, r.stderr)
+        assert r.stderr == "Nothing: a directory with no Lean files\n", (cmd, r.stderr)

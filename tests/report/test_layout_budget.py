@@ -109,3 +109,31 @@ def test_an_interrupt_during_the_layered_layout_kills_dot(tmp_path, monkeypatch)
         layout(boxes, edges, timeout_s=60)
     assert not any(t.name == "dot" and t.is_alive() for t in threading.enumerate())
     assert pidfile.exists() and _dead(int(pidfile.read_text()))
+
+
+def test_an_interrupt_as_dot_s_thread_starts_kills_dot(tmp_path, monkeypatch) -> None:
+    """^C handled as `worker.start()` returns (CPython runs a handler when a call returns):
+    dot runs in its own session, out of the terminal's ^C, and nothing else would stop it."""
+    pidfile = _fake_dot(tmp_path, monkeypatch, sleep_s=300)
+
+    class InterruptedOnStart(threading.Thread):
+        def start(self) -> None:
+            super().start()
+            for _ in range(400):  # until dot runs
+                if pidfile.exists() and pidfile.read_text():
+                    break
+                time.sleep(0.025)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(layout_mod.threading, "Thread", InterruptedOnStart)
+    _, boxes, edges = sample(20)
+    with pytest.raises(KeyboardInterrupt):
+        layout(boxes, edges, timeout_s=60)
+    monkeypatch.undo()
+    pid = int(pidfile.read_text())
+    for _ in range(200):  # the kill is at once; the reap is its thread's
+        if _dead(pid):
+            break
+        time.sleep(0.025)
+    assert _dead(pid)
+    assert not any(t.name == "dot" and t.is_alive() for t in threading.enumerate())
