@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.library.conftest import lib_ws  # noqa: F401 - the fixture
-from tests.orchestrator.support import FAKES, fake_env, workspace
+from tests.orchestrator.support import fake_env, workspace
+from tests.support.processes import held_lake, session_members
 from tests.support.terminal import interrupt_in_terminal
 
 pytestmark = pytest.mark.sweep
@@ -28,29 +29,9 @@ pytestmark = pytest.mark.sweep
 COMMANDS = ["run", "plan", "status", "graph", "search", "index", "check", "doctor"]
 
 
-def _held_lake(tmp: Path, pattern: str) -> tuple[Path, Path]:
-    bin_ = tmp / "bin"
-    bin_.mkdir(exist_ok=True)
-    mark = tmp / "held.pid"
-    lake = bin_ / "lake"
-    lake.write_text(f"#!/bin/sh\ncase \"$*\" in\n  {pattern}) echo $$ > {mark}; exec sleep 600;;"
-                    f"\nesac\nexec {FAKES / 'lake'} \"$@\"\n")
-    lake.chmod(0o755)
-    return lake, mark
-
-
 def _session_left(sid: int) -> list[str]:
     """Processes still in the command's session (pty.fork made it a session leader)."""
-    left = []
-    for e in os.listdir("/proc"):
-        if e.isdigit():
-            try:
-                f = Path(f"/proc/{e}/stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(f[3]) == sid:
-                left.append(f"{e} {f[0]}")
-    return left
+    return [f"{pid} {state}" for pid, state in session_members(sid)]
 
 
 def _alive(pid: int) -> bool:
@@ -67,7 +48,7 @@ def _case(command: str, tmp: Path, lib: Path, big: Path):
     env = fake_env({"HARNESS_UNSAFE_NO_SANDBOX": "1"})
     if command in ("run", "doctor", "check"):
         pattern = '"env lean --json"*' if command == "check" else '"env lean --version"'
-        lake, mark = _held_lake(tmp, pattern)
+        lake, mark = held_lake(tmp, pattern)
         env["HARNESS_LAKE"] = str(lake)
         args = {"run": ["run", str(f)], "doctor": ["doctor", str(ws)],
                 "check": ["check", str(f)]}[command]

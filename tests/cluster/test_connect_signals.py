@@ -22,6 +22,7 @@ ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(600)]
 
 from tests.orchestrator.ray_cluster import RAY_ENV  # noqa: E402
+from tests.support.processes import session_members  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,16 +53,7 @@ ray.shutdown()
 
 
 def _session(sid: int) -> list[int]:
-    out = []
-    for e in os.listdir("/proc"):
-        if e.isdigit():
-            try:
-                f = Path(f"/proc/{e}/stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(f[3]) == sid and f[0] != "Z":
-                out.append(int(e))
-    return out
+    return [pid for pid, _ in session_members(sid, zombies=False)]
 
 
 def _children(pid: int) -> list[str]:

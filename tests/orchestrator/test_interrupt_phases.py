@@ -22,24 +22,12 @@ import pytest
 
 from harness.orchestrator.state import run_dir
 from tests.orchestrator.support import FAKES, fake_env, workspace
+from tests.support.processes import held_lake
 from tests.support.terminal import interrupt_in_terminal
 
 PREFLIGHT = '"env lean --version"'  # the toolchain probe of the preflight
 EDGES = '"build :blueprintJson"'  # LeanArchitect's edges, after the preflight
 STAGE1 = '"env lean --json .harness/tmp/Demo-"*'  # stage 1's compile of the record
-
-
-def _held_lake(tmp: Path, pattern: str) -> tuple[Path, Path]:
-    """A `lake` that, on a command line matching the shell ``case`` pattern, writes its pid to
-    the marker and hangs; every other call is the fake lake's."""
-    bin_ = tmp / "bin"
-    bin_.mkdir(exist_ok=True)
-    mark = tmp / "held.pid"
-    lake = bin_ / "lake"
-    lake.write_text(f"#!/bin/sh\ncase \"$*\" in\n  {pattern}) echo $$ > {mark}; exec sleep 600;;"
-                    f"\nesac\nexec {FAKES / 'lake'} \"$@\"\n")
-    lake.chmod(0o755)
-    return lake, mark
 
 
 def _env(lake: Path) -> dict[str, str]:
@@ -58,7 +46,7 @@ def _setup(tmp: Path, pattern: str) -> tuple[Path, Path, Path, Path]:
     f = workspace(tmp)
     ws = f.parent.parent
     (ws / "harness.toml").write_text('[tactics]\ntactics = ["omega"]\n')
-    lake, mark = _held_lake(tmp, pattern)
+    lake, mark = held_lake(tmp, pattern)
     return f, ws, lake, mark
 
 
@@ -159,7 +147,7 @@ def test_an_interrupt_in_stage_1_keeps_its_phase_and_the_next_one_keeps_the_node
     first = _result(ws, f)
     assert first["phase"] == "stage 1" and first["counts"]["open"] == 14
     mark.unlink()
-    lake, mark = _held_lake(tmp_path, PREFLIGHT)
+    lake, mark = held_lake(tmp_path, PREFLIGHT)
     out = _pressed_at(["run", str(f), "--plain"], ws, _env(lake), mark)
     assert out.status == 130, out.output
     again = _result(ws, f)
