@@ -329,23 +329,18 @@ def _analyse(bp: Blueprint, imports: list[Blueprint], whole: bool = False,
     targets = [k for k in own if g.out_degree(k) == 0 and g.nodes[k]["decl"].is_node
                and k not in informal]
     critical = _critical_path(g, leaves, priority, proved | informal, order)  # work only
-    known = set(g) | set(bp.prose_labels) | set(bp.tagged) | prose_labels(*imports, bp)
-    for b in imports:
-        known |= b.prose_labels | set(b.tagged)
+    known = set(g).union(prose_labels(*imports, bp),
+                         *({*b.prose_labels, *b.tagged} for b in (bp, *imports)))
     links = {k: ls for k in own if (ls := node_links(g.nodes[k]["decl"], known))}
     a = Analysis(bp, g, deps, proved, leaves, priority, layers, targets, critical, cycles,
                  findings, own=own, warnings=warnings, links=links, decl_deps=decl_deps,
                  label_cycles=label_cycles, label_blocks=block_of)
     texts = {b.display_path: b for b in (*imports, bp)}  # where each link is written
-
-    def file_of(k: str) -> str:
-        return g.nodes[k].get("file") or bp.display_path
-
+    files = {k: g.nodes[k].get("file") or bp.display_path for k in own}
     a.warnings.extend(link_warnings(
-        ((k, g.nodes[k]["decl"], file_of(k), texts.get(file_of(k))) for k in own), links))
-    for k in own:  # an informal node's `\\uses` pass through LeanArchitect unchecked
-        n = g.nodes[k]["decl"]
-        if isinstance(n, InformalNode):
+        ((k, g.nodes[k]["decl"], files[k], texts.get(files[k])) for k in own), links))
+    for k, n in ((k, g.nodes[k]["decl"]) for k in own):  # an informal node's `\\uses`
+        if isinstance(n, InformalNode):  # pass through LeanArchitect unchecked
             for item in [*n.blueprint.uses, *n.blueprint.proof_uses]:
                 if item.removeprefix("label:") not in known:
                     a.warnings.append(Finding(
