@@ -13,6 +13,13 @@ from harness.gate.gatereport import Ctx, InformalChange
 from harness.gate.lock import Lock
 from harness.gate.scope import safe_prefix_line
 
+# the lock failures a restatement makes in the declaration it restates (each message starts so):
+# a repair round excuses exactly these for the statements its audit passed (services.py)
+STATEMENT_CHANGED = "statement changed"
+DEFINITION_CHANGED = "definition changed"
+REINDENTED = "definition re-indented"
+RESTATABLE = (STATEMENT_CHANGED, DEFINITION_CHANGED, REINDENTED)
+
 
 def check_lock(ctx: Ctx, lock: Lock, norm: fp.Normaliser, allow: set[str] = frozenset()
                ) -> list[InformalChange]:
@@ -54,13 +61,13 @@ def check_lock(ctx: Ctx, lock: Lock, norm: fp.Normaliser, allow: set[str] = froz
         if e.kind != d.kind.value:
             ctx.fail("lock", at, f"kind changed from `{e.kind}` to `{d.kind.value}`", e.key)
         if e.definition is not None and fp.definition_fp(norm, d) != e.definition:
-            ctx.fail("lock", at, "definition changed (a definition's body is part of what the "
-                     "statements using it mean)", e.key)
+            ctx.fail("lock", at, f"{DEFINITION_CHANGED} (a definition's body is part of what "
+                     "the statements using it mean)", e.key)
         elif e.layout is not None and fp.layout_fp(norm, d) != e.layout:
-            ctx.fail("lock", at, "definition re-indented or re-wrapped: its line structure "
-                     "changed, and in a `do` or tactic block that changes its value", e.key)
+            ctx.fail("lock", at, f"{REINDENTED} or re-wrapped: its line structure changed, "
+                     "and in a `do` or tactic block that changes its value", e.key)
         elif fp.statement_fp(norm, d) != e.statement:
-            ctx.fail("lock", at, "statement changed", e.key)
+            ctx.fail("lock", at, STATEMENT_CHANGED, e.key)
         editable = bool({e.key, e.label, e.name, d.short_name} & allow)
         if contexts.fp(d) != e.context and not (editable and _same_but_safe_prefixes(
                 lock.contexts.get(e.context), contexts.lines(d))):

@@ -103,6 +103,7 @@ class LockedGate:
         differ; anything else the lock pins (another statement, a definition, a context, the
         header, the environment, forbidden tokens beyond the lock's) refuses the relock with
         the lock's own reason. Static (the repair step compiled the file); then relocked."""
+        from harness.gate.lockcheck import RESTATABLE
         from harness.gate.verify import verify
 
         try:
@@ -125,10 +126,6 @@ class LockedGate:
         self.lock = lock
         if self.lock_file is not None:
             lock.save(self.lock_file)
-
-
-# what a restatement changes in a locked declaration (harness/gate/lockcheck.py's messages)
-RESTATABLE = ("statement changed", "definition changed", "definition re-indented")
 
 
 def make_gate(record: Record, lock: Any, tc: Any, timeout_s: float,

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 from harness.errors import UsageError
+from harness.lean.run import kill_group
 from harness.report.layered import layered_layout
 from harness.report.layoutdata import MARGIN, Layout, NodeBox, module_stack
 
@@ -103,7 +104,7 @@ def _dot_alongside(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
     def started(p: subprocess.Popen) -> None:
         box["proc"] = p
         if box.get("cancel"):  # given up before dot even started (^C at once)
-            _killpg(p)
+            kill_group(p)
 
     def work() -> None:
         try:
@@ -126,7 +127,7 @@ def _dot_alongside(exe: str, nodes: list[NodeBox], edges: list[tuple[str, str]],
             box["cancel"] = True  # then `started` sees it, or we see the process: either kills
             proc = box.get("proc")
             if isinstance(proc, subprocess.Popen):
-                _killpg(proc)
+                kill_group(proc)
             worker.join(2 * KILL_WAIT_S + 0.5)  # _run drains and reaps it (see _kill)
     if "layout" in box:
         return box["layout"]  # type: ignore[return-value]
@@ -319,7 +320,7 @@ def _kill(p: subprocess.Popen) -> bool:
     process that left the group (its own session) may hold the pipes open forever, and a child
     in uninterruptible sleep (D state) cannot die yet. Then stop reading: the pipes are closed
     and an unreaped child is left to subprocess's own clean-up. False when that happened."""
-    _killpg(p)
+    kill_group(p)
     try:
         p.communicate(timeout=KILL_WAIT_S)
         return True
@@ -333,13 +334,6 @@ def _kill(p: subprocess.Popen) -> bool:
     except subprocess.TimeoutExpired:
         pass
     return False
-
-
-def _killpg(p: subprocess.Popen) -> None:
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _spline_path(pos: str, pt) -> str:
