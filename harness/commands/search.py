@@ -22,9 +22,7 @@ from pathlib import Path
 
 from harness.commands._library import library_note
 from harness.errors import ExitCode, UsageError
-from rich.markup import escape
-
-from harness.report.output import console, emit_json
+from harness.report.output import console, emit_json, esc
 
 FIELDS = ("name", "kind", "module", "file", "line", "signature", "doc", "score", "origin", "exact")
 
@@ -116,10 +114,10 @@ def run(args: argparse.Namespace) -> int:
     for i, h in enumerate(hits, 1):
         # names and docs are the library's text: `[a, b]` in a docstring is an interval, not
         # rich markup (it vanished; a stray `[/bold]` crashed the command)
-        out.print(f"[bold]{escape(f'{i:>2}. {h.name}')}[/]  [dim]{escape(h.kind)} · "
-                  f"{escape(h.module)} · {escape(h.file)}:{h.line} · {h.score:.3f}[/]")
+        out.print(f"[bold]{i:>2}. {esc(h.name)}[/]  [dim]{esc(h.kind)} · "
+                  f"{esc(h.module)} · {esc(h.file)}:{h.line} · {h.score:.3f}[/]")
         if h.signature:
             out.print(f"    {h.signature[:300]}", markup=False)
         if h.doc:
-            out.print(f"    [italic]{escape(h.doc[:200])}[/]")
+            out.print(f"    [italic]{esc(h.doc[:200])}[/]")
     return int(ExitCode.OK)

@@ -104,7 +104,8 @@ class BreakageRepairs:
             if rel not in cause:  # found broken while a file it imports was: that file's
                 # repair goes back with its own, whichever batch found it (the race decides
                 # only whether it was found before that repair or queued by it)
-                ups = [k for k in kept if k in self._imported_files(rel)]
+                imported = self._imported_files(rel) if kept else set()
+                ups = [k for k in kept if k in imported]
                 if ups:
                     cause[rel] = ups[0]
             if u.repair is None:  # nothing to try: the repairs that queued it go back too
